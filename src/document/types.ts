@@ -1,0 +1,150 @@
+/**
+ * The document model every parser produces (DESIGN.md, "Document model").
+ * A Document is a flat, ordered list of elements; heading structure comes from heading levels.
+ * Every element has `start`/`end` offsets into `canonical`, the one deterministic Markdown-like
+ * rendering of the document, so `canonical.slice(el.start, el.end)` is the element's rendering.
+ */
+
+export type Format =
+  | 'text'
+  | 'markdown'
+  | 'html'
+  | 'json'
+  | 'jsonl'
+  | 'csv'
+  | 'tsv'
+  | 'pdf'
+  | 'docx'
+  | 'pptx'
+  | 'xlsx'
+  | 'odt'
+  | 'odp'
+  | 'ods'
+  | 'epub'
+  | 'eml'
+  | 'rtf'
+  | 'vtt'
+  | 'transcribe'
+  | 'image'
+  | 'audio'
+  | 'zip'
+  | 'doc'
+  | 'xls'
+  | 'ppt'
+  | 'unknown';
+
+export type ElementKind =
+  | 'heading'
+  | 'paragraph'
+  | 'list-item'
+  | 'table'
+  | 'code'
+  | 'image'
+  | 'quote'
+  | 'footnote'
+  | 'caption'
+  | 'page-furniture'
+  | 'turn';
+
+/** A box in page coordinates: x0,y0 top-left, x1,y1 bottom-right, in the format's own units (PDF points). */
+export interface BBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export interface TableCell {
+  text: string;
+  rowSpan?: number;
+  colSpan?: number;
+}
+
+export interface TableData {
+  /** Rows of cells; header rows come first. */
+  rows: TableCell[][];
+  /** How many leading rows are header rows (0 when the table has none). */
+  headerRows: number;
+  caption?: string;
+}
+
+/** What a parser emits: an element without canonical offsets (the builder assigns them). */
+export interface ElementDraft {
+  kind: ElementKind;
+  /** Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines. */
+  text: string;
+  /** Heading level 1-6. */
+  level?: number;
+  /** List nesting depth, 0 for top level. */
+  depth?: number;
+  ordered?: boolean;
+  /** The list item's own number when ordered (1, 2, ...). */
+  number?: number;
+  table?: TableData;
+  /** Code block language. */
+  language?: string;
+  /** Image alt text and OCR text. */
+  alt?: string;
+  ocrText?: string;
+  /** Dialog turn. */
+  speaker?: string;
+  startTime?: number;
+  endTime?: number;
+  /** Provenance. Pages are 1-based. */
+  page?: number;
+  pageEnd?: number;
+  bbox?: BBox;
+  sheet?: string;
+  slide?: number;
+  /** Offsets into the decoded source text, where the format is text (Markdown, plain text). */
+  sourceStart?: number;
+  sourceEnd?: number;
+}
+
+export interface Element extends ElementDraft {
+  /** Index in `Document.elements`. */
+  index: number;
+  /** Span of this element's rendering in `Document.canonical` (empty for page furniture, which is not rendered). */
+  start: number;
+  end: number;
+}
+
+export interface DocumentSource {
+  name?: string;
+  path?: string;
+  url?: string;
+  bytes: number;
+  mtime?: string;
+}
+
+export interface Document {
+  /** sha256 (hex) of the source bytes. */
+  id: string;
+  source: DocumentSource;
+  format: Format;
+  mime: string;
+  /** Text encoding the source was decoded from, for text formats. */
+  encoding?: string;
+  title?: string;
+  language?: string;
+  pageCount?: number;
+  metadata: Record<string, unknown>;
+  elements: Element[];
+  /** What the parser skipped, repaired or removed, in sentences a user can read. */
+  warnings: string[];
+  /** The canonical text all offsets refer to. */
+  canonical: string;
+}
+
+/** What a parser returns; `buildDocument` turns it into a Document. */
+export interface DocumentDraft {
+  format: Format;
+  mime: string;
+  encoding?: string;
+  title?: string;
+  language?: string;
+  pageCount?: number;
+  metadata?: Record<string, unknown>;
+  elements: ElementDraft[];
+  warnings?: string[];
+}

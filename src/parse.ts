@@ -1,0 +1,70 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { buildDocument, contentHash } from './document/build.js';
+import type { Document } from './document/types.js';
+import { detect } from './detect/detect.js';
+import { GroundworkError, isGroundworkError } from './errors.js';
+import { getParser } from './parsers/registry.js';
+import type { ParseOptions } from './parsers/types.js';
+
+export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Parses one document. A string is a file path; bytes are parsed as they are (pass `options.name`
+ * to help detection). Throws GroundworkError (EMPTY, CORRUPT, UNSUPPORTED, TOO_LARGE, IO...) naming
+ * the file; any other failure inside a parser is reported as CORRUPT with the parser's message.
+ */
+export async function parse(input: string | Uint8Array, options: ParseOptions = {}): Promise<Document> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  let bytes: Uint8Array;
+  let path: string | undefined;
+  let mtime: string | undefined;
+  if (typeof input === 'string') {
+    path = input;
+    const info = await stat(path).catch((cause: NodeJS.ErrnoException) => {
+      throw new GroundworkError('IO', `cannot read: ${cause.code === 'ENOENT' ? 'no such file' : cause.message}`, { file: path, cause });
+    });
+    if (info.isDirectory()) throw new GroundworkError('IO', 'is a directory, not a file', { file: path });
+    if (info.size > maxBytes) throw new GroundworkError('TOO_LARGE', `${info.size} bytes exceeds the limit of ${maxBytes} bytes (maxBytes)`, { file: path });
+    mtime = info.mtime.toISOString();
+    bytes = await readFile(path).catch((cause: Error) => {
+      throw new GroundworkError('IO', `cannot read: ${cause.message}`, { file: path, cause });
+    });
+  } else {
+    bytes = input;
+  }
+  const name = options.name ?? (path ? basename(path) : undefined);
+  const label = path ?? name ?? '<bytes>';
+  if (bytes.length > maxBytes) throw new GroundworkError('TOO_LARGE', `${bytes.length} bytes exceeds the limit of ${maxBytes} bytes (maxBytes)`, { file: label });
+  if (bytes.length === 0) throw new GroundworkError('EMPTY', 'the file is empty (0 bytes)', { file: label });
+
+  const detection = detect(bytes, { name, format: options.format });
+  const parser = getParser(detection.format);
+  if (!parser) {
+    throw new GroundworkError('UNSUPPORTED', `format '${detection.format}' (${detection.mime}) has no parser yet`, { file: label });
+  }
+  let draft;
+  try {
+    draft = await parser.parse(
+      { bytes, name: label, ...(detection.text !== undefined && { text: detection.text }), ...(detection.encoding && { encoding: detection.encoding }) },
+      options,
+    );
+  } catch (error) {
+    if (isGroundworkError(error)) {
+      throw error.file ? error : new GroundworkError(error.code, error.message, { file: label, cause: error });
+    }
+    throw new GroundworkError('CORRUPT', `could not be parsed as ${detection.format}: ${(error as Error).message}`, { file: label, cause: error });
+  }
+  if (detection.encoding && !draft.encoding) draft.encoding = detection.encoding;
+  const doc = buildDocument(draft, {
+    id: contentHash(bytes),
+    bytes: bytes.length,
+    ...(name !== undefined && { name }),
+    ...(path !== undefined && { path }),
+    ...(mtime !== undefined && { mtime }),
+  });
+  if (doc.elements.length === 0) {
+    throw new GroundworkError('EMPTY', 'no text content was found', { file: label });
+  }
+  return doc;
+}

@@ -1,0 +1,34 @@
+import type { DocumentDraft, Format } from '../document/types.js';
+
+/** What a parser receives: the raw bytes, and for text formats the decoded text. */
+export interface ParseInput {
+  bytes: Uint8Array;
+  /** File name or path, for messages and extension hints. */
+  name?: string;
+  /** Decoded text (text formats only), and the encoding it was decoded from. */
+  text?: string;
+  encoding?: string;
+}
+
+export interface ParseOptions {
+  /** Force a format instead of detecting it. */
+  format?: Format;
+  /** File name used for detection and messages when the input is bytes. */
+  name?: string;
+  /** JSON/JSONL: keys whose values become the text of each record (llmware-style). Default `['text']`. */
+  jsonKeys?: string[];
+  /** Refuse inputs larger than this many bytes (TOO_LARGE). Default 512 MiB. */
+  maxBytes?: number;
+  /** HTML: keep only the main content (Readability), dropping navigation and boilerplate. Default true. */
+  htmlMainContent?: boolean;
+}
+
+/** A parser: one file in `src/parsers/`, registered by the formats it handles. */
+export interface ParserDefinition {
+  readonly formats: readonly Format[];
+  /** Bumped when output changes; part of the parse-cache key. */
+  readonly version: string;
+  /** True when the parser wants `input.text` (the detector decodes it). */
+  readonly textual: boolean;
+  parse(input: ParseInput, options: ParseOptions): DocumentDraft | Promise<DocumentDraft>;
+}

@@ -12,9 +12,10 @@ export interface ChunkOptions {
 }
 
 function prepare(options: ChunkOptions) {
-  const { strategy = DEFAULT_STRATEGY, tokenizer = 'cl100k_base', ...rest } = options;
+  const { strategy = DEFAULT_STRATEGY, tokenizer, ...rest } = options;
   const chunker = getChunker(strategy);
-  return { chunker, resolved: chunker.resolveOptions(rest), tokenizer: getTokenizer(tokenizer) };
+  const resolved = chunker.resolveOptions(rest);
+  return { chunker, resolved, tokenizer: getTokenizer(tokenizer ?? chunker.defaultTokenizer ?? 'cl100k_base') };
 }
 
 /** Chunks a parsed Document; offsets refer to `doc.canonical`. */

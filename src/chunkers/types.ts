@@ -49,6 +49,8 @@ export interface CommonChunkOptions {
 export interface ChunkerDefinition<O = Record<string, unknown>> {
   readonly name: string;
   readonly description: string;
+  /** Vocabulary used when the caller names none (e.g. `qwen` counts with Qwen's own). Default cl100k_base. */
+  readonly defaultTokenizer?: TokenizerName;
   resolveOptions(input: Record<string, unknown>): O;
   chunkDocument(doc: Document, options: O, tokenizer: Tokenizer): Chunk[];
   chunkText(text: string, options: O, tokenizer: Tokenizer): Chunk[];

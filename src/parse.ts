@@ -63,6 +63,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
     ...(path !== undefined && { path }),
     ...(mtime !== undefined && { mtime }),
   });
+  doc.parserVersion = parser.version;
   if (doc.elements.length === 0) {
     throw new GroundworkError('EMPTY', 'no text content was found', { file: label });
   }

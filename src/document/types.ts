@@ -125,6 +125,8 @@ export interface Document {
   mime: string;
   /** Text encoding the source was decoded from, for text formats. */
   encoding?: string;
+  /** Version of the parser that produced it (part of the parse-cache key). */
+  parserVersion?: string;
   title?: string;
   language?: string;
   pageCount?: number;

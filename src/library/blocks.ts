@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { Chunk } from '../chunkers/types.js';
+import type { Document } from '../document/types.js';
+import type { Block } from '../store/types.js';
+
+/** Stable hash of a chunking configuration: strategy, resolved options and tokenizer. */
+export function configHash(config: { strategy: string; options: Record<string, unknown>; tokenizer: string }): string {
+  const canonical = JSON.stringify(config, (_key, value) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
+}
+
+/** Turns chunks into blocks: ids from document + config + ordinal, boxes from the elements covered. */
+export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: string): Block[] {
+  return chunks.map((c, ordinal) => ({
+    id: createHash('sha256').update(`${doc.id}:${hash}:${ordinal}`).digest('hex').slice(0, 32),
+    docId: doc.id,
+    ordinal,
+    kind: c.kind,
+    text: c.text,
+    headingPath: c.headingPath,
+    pageStart: c.pageStart ?? null,
+    pageEnd: c.pageEnd ?? null,
+    bboxes: boxesOf(doc, c),
+    start: c.start,
+    end: c.end,
+    chars: c.chars,
+    tokens: c.tokens,
+    table: c.table ?? null,
+    speaker: c.speaker ?? null,
+    time: c.startTime !== undefined ? [c.startTime, c.endTime ?? c.startTime] : null,
+    strategy: c.strategy,
+    configHash: hash,
+  }));
+}
+
+function boxesOf(doc: Document, c: Chunk): Block['bboxes'] {
+  const els = doc.elements;
+  // Elements are in canonical order: binary-search the first one ending after the chunk starts.
+  let lo = 0;
+  let hi = els.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (els[mid]!.end <= c.start) lo = mid + 1;
+    else hi = mid;
+  }
+  const boxes: NonNullable<Block['bboxes']> = [];
+  for (let i = lo; i < els.length && els[i]!.start < c.end; i++) {
+    const e = els[i]!;
+    if (e.bbox) boxes.push(e.page !== undefined ? { page: e.page, ...e.bbox } : { ...e.bbox });
+  }
+  return boxes.length > 0 ? boxes : null;
+}

@@ -1,0 +1,331 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
+import type { ChunkOptions } from '../chunk.js';
+import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
+import type { Document } from '../document/types.js';
+import { GroundworkError } from '../errors.js';
+import { getParser } from '../parsers/registry.js';
+import type { ParseOptions } from '../parsers/types.js';
+import { SqliteStore } from '../store/sqlite.js';
+import type { Block, LibraryStore, SearchFilter, SearchHit, StoreStats, StoredDocument } from '../store/types.js';
+import { chunksToBlocks, configHash } from './blocks.js';
+import { TaskPool } from './pool.js';
+import { walkFiles, type WalkedFile } from './walk.js';
+
+export interface IngestOptions {
+  /** Chunking strategy (default: the library's `strategy` setting, else `structure`). */
+  strategy?: string;
+  /** The strategy's options, e.g. `{ chunkSize: 512 }`. */
+  chunkOptions?: Record<string, unknown>;
+  tokenizer?: string;
+  parseOptions?: ParseOptions;
+  /** Keep a copy of each original under `files/` by content hash. Default true. */
+  copyFiles?: boolean;
+  /** Globs on paths relative to each given folder. */
+  include?: string[];
+  exclude?: string[];
+  /** Files larger than this are rejected with TOO_LARGE. Default 512 MiB. */
+  maxFileSize?: number;
+  /** Parse and chunk, report what would change, write nothing. */
+  dryRun?: boolean;
+  /** Worker threads for parsing and chunking. Default: number of cores. */
+  workers?: number;
+  onProgress?: (progress: IngestProgress) => void;
+}
+
+export interface IngestProgress {
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  path: string;
+}
+
+export interface RejectedFile {
+  path: string;
+  code: string;
+  reason: string;
+}
+
+export interface IngestReport {
+  docsAdded: number;
+  /** Unchanged files and duplicates of stored content. */
+  docsSkipped: number;
+  /** Files whose content changed (old blocks replaced) or that were re-chunked with a new configuration. */
+  docsUpdated: number;
+  blocksAdded: number;
+  pagesAdded: number;
+  tablesAdded: number;
+  imagesAdded: number;
+  /** How many documents were parsed (the rest came from the parse cache or were skipped). */
+  parsed: number;
+  rejected: RejectedFile[];
+  durationMs: number;
+  dryRun: boolean;
+}
+
+export interface SearchOptions {
+  k?: number;
+  filter?: SearchFilter;
+}
+
+export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
+export function defaultLibraryDir(): string {
+  return resolve(process.env.GROUNDWORK_HOME ?? '.groundwork');
+}
+
+/**
+ * The library: documents and blocks in a store, originals under `files/`. It orchestrates only:
+ * detection, parsing and chunking run in worker threads; every document is written in one
+ * transaction, so an interrupted ingest leaves each document fully stored or absent.
+ */
+export class Library {
+  private constructor(
+    readonly dir: string,
+    private readonly store: LibraryStore,
+  ) {}
+
+  static async open(dir: string = defaultLibraryDir()): Promise<Library> {
+    const abs = resolve(dir);
+    await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
+      throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
+    });
+    return new Library(abs, new SqliteStore(join(abs, 'library.sqlite')));
+  }
+
+  get settings(): { strategy: string; tokenizer: string } {
+    return {
+      strategy: this.store.getSetting('strategy') ?? DEFAULT_STRATEGY,
+      tokenizer: this.store.getSetting('tokenizer') ?? 'cl100k_base',
+    };
+  }
+
+  setSetting(key: 'strategy' | 'tokenizer', value: string): void {
+    if (key === 'strategy') getChunker(value);
+    this.store.setSetting(key, value);
+  }
+
+  async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
+    const started = performance.now();
+    const roots = Array.isArray(paths) ? paths : [paths];
+    const strategy = options.strategy ?? this.settings.strategy;
+    const tokenizer = options.tokenizer ?? this.settings.tokenizer;
+    const chunker = getChunker(strategy);
+    const resolved = chunker.resolveOptions({ ...(options.chunkOptions ?? {}) }) as Record<string, unknown>;
+    const hash = configHash({ strategy, options: resolved, tokenizer });
+    const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
+    const parseOptions = options.parseOptions ?? {};
+    const parseOptionsHash = createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+    const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+    const report: IngestReport = {
+      docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
+      parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false,
+    };
+    const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
+
+    // Totals for the progress bar come from a stat-only pre-walk (cheap next to parsing).
+    const progress: IngestProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, path: '' };
+    if (options.onProgress) {
+      for await (const f of walkFiles(roots, walkOptions)) {
+        progress.filesTotal++;
+        if ('size' in f) progress.bytesTotal += f.size;
+      }
+    }
+    const tick = (path: string, bytes: number) => {
+      progress.filesDone++;
+      progress.bytesDone += bytes;
+      progress.path = path;
+      options.onProgress?.({ ...progress });
+    };
+
+    const pool = new TaskPool(options.workers ?? Math.max(1, Math.min(availableParallelism(), 8)));
+    const inFlight = new Set<Promise<void>>();
+    let nextId = 0;
+    try {
+      for await (const entry of walkFiles(roots, walkOptions)) {
+        if ('error' in entry) {
+          report.rejected.push({ path: entry.path, code: 'IO', reason: `${entry.path}: ${entry.error.message}` });
+          tick(entry.path, 0);
+          continue;
+        }
+        const job = this.ingestOne(entry, { pool, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun }, report)
+          .catch((error: unknown) => {
+            const e = error as GroundworkError;
+            report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message });
+          })
+          .finally(() => {
+            inFlight.delete(job);
+            tick(entry.path, entry.size);
+          });
+        inFlight.add(job);
+        // Bounded: never more files in flight than workers (plus one being hashed).
+        if (inFlight.size > Math.max(1, pool.size)) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
+    } finally {
+      await pool.close();
+    }
+    report.durationMs = Math.round(performance.now() - started);
+    return report;
+  }
+
+  private async ingestOne(
+    file: WalkedFile,
+    ctx: {
+      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean;
+    },
+    report: IngestReport,
+  ): Promise<void> {
+    if (file.size > ctx.maxFileSize) {
+      report.rejected.push({ path: file.path, code: 'TOO_LARGE', reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize)` });
+      return;
+    }
+    const known = this.store.pathRecord(file.path);
+    const knownDoc = known ? this.store.documentInfo(known.docId) : undefined;
+    // Unchanged file (same size and mtime) already chunked this way: nothing to read or parse.
+    if (known && knownDoc && known.size === file.size && known.mtimeMs === file.mtimeMs && knownDoc.configHash === ctx.hash) {
+      report.docsSkipped++;
+      return;
+    }
+    const docId = await hashFile(file.path);
+    // The same bytes under another name may be in flight right now: let that one finish first.
+    const twin = this.inFlightContent.get(docId);
+    if (twin) await twin;
+    let done!: () => void;
+    this.inFlightContent.set(docId, new Promise<void>((r) => (done = r)));
+    try {
+      await this.storeContent(file, docId, known, ctx, report);
+    } finally {
+      this.inFlightContent.delete(docId);
+      done();
+    }
+  }
+
+  private readonly inFlightContent = new Map<string, Promise<void>>();
+
+  private async storeContent(
+    file: WalkedFile,
+    docId: string,
+    known: { docId: string } | undefined,
+    ctx: {
+      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      parseOptionsHash: string; copy: boolean; dryRun: boolean;
+    },
+    report: IngestReport,
+  ): Promise<void> {
+    const stored = this.store.documentInfo(docId);
+    const pathRecord = { path: file.path, docId, size: file.size, mtimeMs: file.mtimeMs };
+    if (stored && stored.configHash === ctx.hash) {
+      // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
+      if (!ctx.dryRun) this.store.recordPath(pathRecord);
+      if (known && known.docId !== docId) report.docsUpdated++;
+      else report.docsSkipped++;
+      return;
+    }
+    const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
+    const cached = this.cachedDocument(cacheKey);
+    const result = await ctx.pool.run({
+      id: ctx.id,
+      path: file.path,
+      ...(cached && { cached }),
+      parseOptions: ctx.parseOptions,
+      chunkOptions: ctx.chunkOptions,
+    });
+    if (!result.ok) {
+      report.rejected.push({ path: file.path, code: result.code, reason: result.reason });
+      return;
+    }
+    if (result.parsed) report.parsed++;
+    const doc = result.document;
+    const blocks = chunksToBlocks(doc, result.chunks, ctx.hash);
+    const isUpdate = Boolean(stored) || (known !== undefined && known.docId !== docId);
+    if (!ctx.dryRun) {
+      const original = ctx.copy ? await this.keepOriginal(file.path, docId) : null;
+      this.store.writeDocument({
+        document: doc,
+        blocks,
+        path: pathRecord,
+        strategy: ctx.strategy,
+        configHash: ctx.hash,
+        original,
+        parseCacheKey: cacheKey,
+      });
+    }
+    if (isUpdate) report.docsUpdated++;
+    else report.docsAdded++;
+    report.blocksAdded += blocks.length;
+    report.pagesAdded += doc.pageCount ?? 0;
+    for (const el of doc.elements) {
+      if (el.kind === 'table') report.tablesAdded++;
+      else if (el.kind === 'image') report.imagesAdded++;
+    }
+  }
+
+  /** A cached parse is valid only while the parser that made it is at the same version. */
+  private cachedDocument(key: string): Document | undefined {
+    const doc = this.store.cachedParse(key);
+    if (!doc) return undefined;
+    return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
+  }
+
+  /** Copies the original to files/<aa>/<hash> (write to a temp name, then rename: never half a file). */
+  private async keepOriginal(path: string, docId: string): Promise<string> {
+    const rel = join('files', docId.slice(0, 2), docId);
+    const target = join(this.dir, rel);
+    const exists = await stat(target).then(() => true, () => false);
+    if (!exists) {
+      await mkdir(join(this.dir, 'files', docId.slice(0, 2)), { recursive: true });
+      const tmp = `${target}.${process.pid}.tmp`;
+      await copyFile(path, tmp);
+      await rename(tmp, target);
+    }
+    return rel;
+  }
+
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    return this.store.search(query, options.k ?? 10, options.filter);
+  }
+
+  documents(): StoredDocument[] {
+    return this.store.listDocuments();
+  }
+
+  /** A document by id, id prefix, or one of its paths. */
+  document(idOrPath: string): StoredDocument | undefined {
+    return this.store.getDocument(idOrPath.includes('/') ? resolve(idOrPath) : idOrPath) ?? this.store.getDocument(idOrPath);
+  }
+
+  blocks(docId: string): Block[] {
+    return this.store.blocksOf(docId);
+  }
+
+  allBlocks(): IterableIterator<Block & { path: string | null }> {
+    return this.store.iterateBlocks();
+  }
+
+  remove(idOrPath: string): StoredDocument | undefined {
+    const doc = this.document(idOrPath);
+    if (doc) this.store.removeDocument(doc.id);
+    return doc;
+  }
+
+  stats(): StoreStats & { dir: string; strategy: string; tokenizer: string } {
+    return { dir: this.dir, ...this.settings, ...this.store.stats() };
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}

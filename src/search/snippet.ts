@@ -1,0 +1,56 @@
+import { analyze } from './analyze.js';
+
+const WORD = /[\p{L}\p{N}\p{M}]+(?:['’]\p{L}+)?/gu;
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * A short excerpt of `text` around the first matched query term, every match wrapped in « ».
+ * Matching mirrors the index analysis: Latin words match when their analyzed form is a query
+ * term (so "running" highlights for "run"); Chinese terms match as substrings.
+ */
+export function snippet(text: string, query: string, width = 240): string {
+  const terms = new Set(analyze(query));
+  if (terms.size === 0) return clip(text, 0, width);
+  const ranges: [number, number][] = [];
+  for (const term of terms) {
+    if (!HAN.test(term)) continue;
+    for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
+  }
+  for (const m of text.matchAll(WORD)) {
+    if (HAN.test(m[0])) continue;
+    const analyzed = analyze(m[0]);
+    if (analyzed.length > 0 && analyzed.every((t) => terms.has(t))) ranges.push([m.index, m.index + m[0].length]);
+  }
+  if (ranges.length === 0) return clip(text, 0, width);
+  const merged = mergeRanges(ranges);
+  const first = merged[0]![0];
+  const from = Math.max(0, first - Math.floor(width / 3));
+  const to = Math.min(text.length, from + width);
+  let out = from > 0 ? '…' : '';
+  let cursor = from;
+  for (const [s, e] of merged) {
+    if (e <= from || s >= to) continue;
+    const a = Math.max(s, from);
+    const b = Math.min(e, to);
+    out += text.slice(cursor, a) + '«' + text.slice(a, b) + '»';
+    cursor = b;
+  }
+  out += text.slice(cursor, to) + (to < text.length ? '…' : '');
+  return out.replace(/\s+/g, ' ');
+}
+
+function mergeRanges(ranges: [number, number][]): [number, number][] {
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const out: [number, number][] = [];
+  for (const r of ranges) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
+function clip(text: string, from: number, width: number): string {
+  const body = text.slice(from, from + width).replace(/\s+/g, ' ');
+  return from + width < text.length ? `${body}…` : body;
+}

@@ -1,0 +1,73 @@
+/**
+ * The SQLite schema, as ordered migrations. `PRAGMA user_version` records how many have run; a
+ * library written by a newer Groundwork (higher version) is refused rather than corrupted.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE documents (
+    id TEXT PRIMARY KEY,              -- sha256 of the source bytes
+    format TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    title TEXT,
+    language TEXT,
+    page_count INTEGER,
+    bytes INTEGER NOT NULL,
+    metadata TEXT NOT NULL,           -- JSON
+    warnings TEXT NOT NULL,           -- JSON array
+    strategy TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    tables INTEGER NOT NULL,
+    images INTEGER NOT NULL,
+    original TEXT,                    -- kept original, relative to the library folder
+    added_at TEXT NOT NULL
+  );
+
+  CREATE TABLE paths (
+    path TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    size INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL
+  );
+  CREATE INDEX paths_doc ON paths(doc_id);
+
+  CREATE TABLE blocks (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ordinal INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    heading_path TEXT NOT NULL,       -- JSON array
+    page_start INTEGER,
+    page_end INTEGER,
+    bboxes TEXT,                      -- JSON
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL,
+    chars INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    table_rows TEXT,                  -- JSON TableData
+    speaker TEXT,
+    time_start REAL,
+    time_end REAL,
+    strategy TEXT NOT NULL,
+    config_hash TEXT NOT NULL
+  );
+  CREATE INDEX blocks_doc ON blocks(doc_id, ordinal);
+
+  -- Contentless: the analyzed text (jieba-segmented Chinese, stemmed English) is only indexed;
+  -- snippets are cut from blocks.text. Rows share blocks.rowid.
+  CREATE VIRTUAL TABLE blocks_fts USING fts5(body, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+  CREATE TABLE parse_cache (
+    key TEXT PRIMARY KEY,             -- sha256(content hash, parser version, parse options)
+    doc_id TEXT NOT NULL,
+    document BLOB NOT NULL,           -- gzip JSON of the parsed Document
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX parse_cache_doc ON parse_cache(doc_id);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Library } from '../../src/library/library.js';
+import { makeFolder } from './fixtures.js';
+
+const cleanup: string[] = [];
+afterEach(() => {
+  for (const d of cleanup.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function setup() {
+  const dir = makeFolder();
+  cleanup.push(dir);
+  const lib = await Library.open(join(dir, '.groundwork'));
+  return { dir, lib };
+}
+
+describe('Library.addFiles', () => {
+  test('ingests a folder: dedupes by content, rejects the empty file, skips hidden files', async () => {
+    const { dir, lib } = await setup();
+    const report = await lib.addFiles(dir, { workers: 2 });
+    expect(report.docsAdded).toBe(4);
+    expect(report.docsSkipped).toBe(1); // copy-of-meeting.txt has the same bytes as meeting.txt
+    expect(report.rejected).toEqual([{ path: join(dir, 'empty.txt'), code: 'EMPTY', reason: expect.stringContaining('empty.txt') }]);
+    expect(report.tablesAdded).toBe(2); // the Markdown table and the CSV
+    expect(report.blocksAdded).toBeGreaterThanOrEqual(4);
+    const docs = lib.documents();
+    expect(docs).toHaveLength(4);
+    const meeting = docs.find((d) => d.paths.some((p) => p.endsWith('meeting.txt')))!;
+    expect(meeting.paths.map((p) => p.slice(dir.length))).toEqual(['/notes/copy-of-meeting.txt', '/notes/meeting.txt']);
+    expect(docs.some((d) => d.paths.some((p) => p.includes('.hidden')))).toBe(false);
+    // Originals are kept by content hash.
+    expect(existsSync(join(lib.dir, meeting.original!))).toBe(true);
+    lib.close();
+  });
+
+  test('a second run parses nothing; a changed file is re-ingested alone and replaces its blocks', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    const again = await lib.addFiles(dir, { workers: 0 });
+    expect(again).toMatchObject({ docsAdded: 0, docsUpdated: 0, parsed: 0, blocksAdded: 0 });
+    expect(again.docsSkipped).toBe(5);
+
+    const guide = join(dir, 'guide.md');
+    const before = lib.document(guide)!;
+    writeFileSync(guide, '# Installation guide\n\nEverything changed: use the installer.\n');
+    const third = await lib.addFiles(dir, { workers: 0 });
+    expect(third).toMatchObject({ docsAdded: 0, docsUpdated: 1, parsed: 1 });
+    expect(lib.document(before.id)).toBeUndefined();
+    expect(lib.search('installer')[0]!.path).toBe(guide);
+    expect(lib.search('compiler')).toEqual([]);
+
+    // Touching a file without changing it reads it but parses nothing.
+    utimesSync(guide, new Date(), new Date(Date.now() + 5000));
+    const fourth = await lib.addFiles(dir, { workers: 0 });
+    expect(fourth).toMatchObject({ docsAdded: 0, docsUpdated: 0, parsed: 0 });
+    lib.close();
+  });
+
+  test('re-chunking with another strategy reuses the parse cache', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    const rechunked = await lib.addFiles(dir, { workers: 0, strategy: 'recursive', chunkOptions: { chunkSize: 200, chunkOverlap: 20 } });
+    expect(rechunked.parsed).toBe(0);
+    expect(rechunked.docsUpdated).toBe(4);
+    for (const d of lib.documents()) expect(d.strategy).toBe('recursive');
+    lib.close();
+  });
+
+  test('dryRun reports without writing', async () => {
+    const { dir, lib } = await setup();
+    const report = await lib.addFiles(dir, { workers: 0, dryRun: true });
+    expect(report.docsAdded).toBe(4);
+    expect(lib.documents()).toEqual([]);
+    lib.close();
+  });
+
+  test('include/exclude globs and maxFileSize', async () => {
+    const { dir, lib } = await setup();
+    const report = await lib.addFiles(dir, { workers: 0, include: ['**/*.md'], exclude: ['manual-*'] });
+    expect(report.docsAdded).toBe(1);
+    const small = await lib.addFiles(dir, { workers: 0, maxFileSize: 50 });
+    expect(small.rejected.filter((r) => r.code === 'TOO_LARGE').length).toBeGreaterThan(0);
+    lib.close();
+  });
+});
+
+describe('Library.search', () => {
+  test('finds English and Chinese blocks with provenance and snippets', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    const zh = lib.search('第三章第二节提到的三个前提条件', { k: 3 });
+    expect(zh[0]!.path).toBe(join(dir, 'manual-zh.md'));
+    expect(zh[0]!.block.headingPath).toEqual(['合同总则', '第三章 履约', '3.2 前提条件']);
+    expect(zh[0]!.snippet).toContain('«前提条件»');
+    const en = lib.search('quarterly budget approved');
+    expect(en[0]!.path!.endsWith('meeting.txt')).toBe(true);
+    expect(en[0]!.score).toBeGreaterThan(0);
+    lib.close();
+  });
+
+  test('filters by format, path glob, document and page', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    expect(lib.search('node', { filter: { format: 'csv' } })).toEqual([]);
+    expect(lib.search('Shanghai', { filter: { format: 'csv' } })).toHaveLength(1);
+    expect(lib.search('budget', { filter: { path: '**/notes/*.txt' } })).toHaveLength(1);
+    expect(lib.search('budget', { filter: { path: '**/*.md' } })).toEqual([]);
+    const guide = lib.document(join(dir, 'guide.md'))!;
+    expect(lib.search('node', { filter: { docId: guide.id } }).every((h) => h.docId === guide.id)).toBe(true);
+    lib.close();
+  });
+
+  test('hostile query strings return results or nothing, never an error', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    const hostile = ['"', '"unbalanced', 'AND', 'OR OR', 'NOT', '-', '-budget', 'budget AND', 'U.S.', "o'brien", '😀', '*', 'NEAR(a b)', '^', ':', 'col:budget', '(((', '\u0000', '第三章"', "'; DROP TABLE blocks; --"];
+    for (const q of hostile) expect(() => lib.search(q)).not.toThrow();
+    expect(lib.search('-budget').length).toBeGreaterThan(0);
+    lib.close();
+  });
+});
+
+describe('Library.remove and stats', () => {
+  test('removes a document with its blocks and search rows', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    const before = lib.stats();
+    const removed = lib.remove(join(dir, 'manual-zh.md'))!;
+    expect(removed.title).toBe('合同总则');
+    expect(lib.search('前提条件')).toEqual([]);
+    const after = lib.stats();
+    expect(after.documents).toBe(before.documents - 1);
+    expect(after.blocks).toBe(before.blocks - removed.blocks);
+    lib.close();
+  });
+
+  test('the library folder holds library.sqlite and files/', async () => {
+    const { dir, lib } = await setup();
+    await lib.addFiles(dir, { workers: 0 });
+    expect(readdirSync(lib.dir).sort()).toEqual(expect.arrayContaining(['files', 'library.sqlite']));
+    lib.close();
+  });
+});

@@ -39,6 +39,9 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
   if (bytes.length === 0) throw new GroundworkError('EMPTY', 'the file is empty (0 bytes)', { file: label });
 
   const detection = detect(bytes, { name, format: options.format });
+  if (detection.encrypted) {
+    throw new GroundworkError('ENCRYPTED', `is password-protected (${detection.format === 'unknown' ? 'encrypted Office file' : detection.format}); remove the password and try again`, { file: label });
+  }
   const parser = getParser(detection.format);
   if (!parser) {
     throw new GroundworkError('UNSUPPORTED', `format '${detection.format}' (${detection.mime}) has no parser yet`, { file: label });
@@ -46,7 +49,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
   let draft;
   try {
     draft = await parser.parse(
-      { bytes, name: label, ...(detection.text !== undefined && { text: detection.text }), ...(detection.encoding && { encoding: detection.encoding }) },
+      { bytes, name: label, format: detection.format, ...(detection.text !== undefined && { text: detection.text }), ...(detection.encoding && { encoding: detection.encoding }) },
       options,
     );
   } catch (error) {

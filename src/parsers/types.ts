@@ -5,6 +5,8 @@ export interface ParseInput {
   bytes: Uint8Array;
   /** File name or path, for messages and extension hints. */
   name?: string;
+  /** The detected (or forced) format, for parsers that handle several. */
+  format?: Format;
   /** Decoded text (text formats only), and the encoding it was decoded from. */
   text?: string;
   encoding?: string;

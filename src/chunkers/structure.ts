@@ -1,0 +1,661 @@
+import type { Document } from '../document/types.js';
+import { invalidOption } from '../errors.js';
+import { splitSentences } from '../text/sentences.js';
+import type { Tokenizer } from '../tokens/types.js';
+import { headerText, tableDataFor } from './structure-tables.js';
+import { isSpace, looksLikeMarkdown, unitsFromDocument, unitsFromText, type Unit } from './structure-units.js';
+import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
+
+/**
+ * `structure`, the default strategy: packs whole semantic units (a heading and its paragraphs, a
+ * list, a table, a code block, a dialog turn) into chunks of at most `chunkSize` tokens, splitting
+ * only the units that cannot fit (by sentences, then tokens; code by lines; tables by rows with the
+ * header repeated). Algorithm and guarantees: docs/chunkers/structure.md.
+ */
+
+export interface StructureOptions {
+  /** Token limit of every chunk's text (prefix included). */
+  chunkSize: number;
+  /** Tokens of the previous chunk's tail repeated in the prefix of a chunk that continues it. */
+  chunkOverlap: number;
+  /** Prefix each chunk with its heading path (`A > B > C\n\n`). */
+  breadcrumb: boolean;
+  /** Token limit of table chunks. */
+  tableChunkSize: number;
+  /** Token limit of code chunks. */
+  codeChunkSize: number;
+  /** Headings of this level or higher (numerically <=) start a new chunk; 0 never forces a break. */
+  sectionBreakLevel: number;
+  /** A chunk with fewer body tokens is not closed at a section break: the next section joins it. */
+  minChunkSize: number;
+  /** chunkText: read the text as Markdown (headings, fences, tables, lists); 'auto' sniffs it. */
+  markdown: 'auto' | boolean;
+}
+
+const OPTION_NAMES = ['chunkSize', 'chunkOverlap', 'breadcrumb', 'tableChunkSize', 'codeChunkSize', 'sectionBreakLevel', 'minChunkSize', 'markdown'];
+
+function integerOption(input: Record<string, unknown>, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = input[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    invalidOption(`structure: option '${name}' must be an integer ${range}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function resolveStructureOptions(input: Record<string, unknown>): StructureOptions {
+  for (const key of Object.keys(input)) {
+    if (input[key] !== undefined && !OPTION_NAMES.includes(key)) {
+      invalidOption(`structure: unknown option '${key}'; known options: ${OPTION_NAMES.join(', ')}`);
+    }
+  }
+  const chunkSize = integerOption(input, 'chunkSize', 512, 1);
+  const chunkOverlap = integerOption(input, 'chunkOverlap', 0, 0);
+  if (chunkOverlap >= chunkSize) invalidOption(`structure: option 'chunkOverlap' (${chunkOverlap}) must be smaller than 'chunkSize' (${chunkSize})`);
+  const breadcrumb = input.breadcrumb ?? false;
+  if (typeof breadcrumb !== 'boolean') invalidOption(`structure: option 'breadcrumb' must be true or false, got ${JSON.stringify(breadcrumb)}`);
+  const markdown = input.markdown ?? 'auto';
+  if (markdown !== 'auto' && typeof markdown !== 'boolean') invalidOption(`structure: option 'markdown' must be 'auto', true or false, got ${JSON.stringify(markdown)}`);
+  return {
+    chunkSize,
+    chunkOverlap,
+    breadcrumb,
+    tableChunkSize: integerOption(input, 'tableChunkSize', chunkSize, 1),
+    codeChunkSize: integerOption(input, 'codeChunkSize', chunkSize, 1),
+    sectionBreakLevel: integerOption(input, 'sectionBreakLevel', 6, 0, 6),
+    minChunkSize: integerOption(input, 'minChunkSize', Math.floor(chunkSize / 8), 0, chunkSize),
+    markdown,
+  };
+}
+
+export const structureChunker: ChunkerDefinition<StructureOptions> = {
+  name: 'structure',
+  description: 'Packs whole semantic units (sections, lists, tables, code, turns) up to chunkSize tokens; keeps heading paths and pages.',
+  resolveOptions: resolveStructureOptions,
+  chunkDocument(doc: Document, options: StructureOptions, tokenizer: Tokenizer): Chunk[] {
+    return chunkUnits(doc.canonical, unitsFromDocument(doc), options, tokenizer);
+  },
+  chunkText(text: string, options: StructureOptions, tokenizer: Tokenizer): Chunk[] {
+    if (text.trim() === '') return [];
+    const markdown = options.markdown === 'auto' ? looksLikeMarkdown(text) : options.markdown;
+    return chunkUnits(text, unitsFromText(text, markdown), options, tokenizer);
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Packing
+
+/** What a chunk holds besides headings: undefined while it holds headings only. */
+type Content = ChunkKind | undefined;
+
+interface Sized extends Unit {
+  /** Token count of the unit's own text (an estimate input; chunk texts are counted exactly). */
+  tokens: number;
+}
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Characters a token cut prefers to end after: whitespace is handled separately. */
+const SOFT_BREAKS = new Set(['，', '、', '；', '：', ',', ';', ':', '。', '！', '？', '.', '!', '?', '）', ')']);
+
+function contentOf(unit: Unit): Content {
+  return unit.kind === 'heading' ? undefined : unit.kind;
+}
+
+/** The content kind of a chunk after adding `b` to content `a`, or null when they must not share a chunk. */
+function combine(a: Content, b: Content): Content | null {
+  if (a === undefined) return b;
+  if (b === undefined || a === b) return a;
+  // Tables and dialog turns get chunks of their own; code and images may sit in a text chunk.
+  if (a === 'table' || b === 'table' || a === 'turn' || b === 'turn') return null;
+  return 'text';
+}
+
+class Packer {
+  private readonly counts = new Map<string, number>();
+  private readonly crumbs = new Map<string, string>();
+  private readonly chunks: Chunk[] = [];
+  private units: Sized[] = [];
+  private gapTokens: number[] = [];
+  /** cum[k] = tokens of units[0..k) plus the gaps before units 1..k-1 (prefix sums for estimates). */
+  private cum: number[] = [];
+  private groupEnd: number[] = [];
+  /** Body of the previous chunk when the next chunk may continue it (for overlap). */
+  private previous: { start: number; end: number; kind: Content } | undefined;
+
+  constructor(
+    private readonly base: string,
+    private readonly options: StructureOptions,
+    private readonly tokenizer: Tokenizer,
+  ) {}
+
+  run(raw: Unit[]): Chunk[] {
+    for (const unit of raw) this.expand(unit, this.units);
+    this.prepareEstimates();
+    const n = this.units.length;
+    let i = 0;
+    while (i < n) {
+      const { last, fit } = this.extend(i);
+      i = this.emit(i, fit ? this.carryHeadings(i, last) : last) + 1;
+    }
+    return this.chunks;
+  }
+
+  // -- sizes ---------------------------------------------------------------------------------
+
+  private count(text: string): number {
+    return this.tokenizer.count(text);
+  }
+
+  /** Counts for short strings that repeat (gaps, prefixes). */
+  private countCached(text: string): number {
+    let n = this.counts.get(text);
+    if (n === undefined) {
+      n = this.tokenizer.count(text);
+      if (text.length <= 2000) this.counts.set(text, n);
+    }
+    return n;
+  }
+
+  private limitFor(content: Content): number {
+    if (content === 'table') return this.options.tableChunkSize;
+    if (content === 'code') return this.options.codeChunkSize;
+    return this.options.chunkSize;
+  }
+
+  /** The breadcrumb for a chunk opening with `unit`: its heading path, at most a quarter of the limit. */
+  private breadcrumb(unit: Unit): string {
+    if (!this.options.breadcrumb) return '';
+    // A chunk that opens with a heading shows that heading in its body already.
+    const path = unit.kind === 'heading' ? unit.path.slice(0, -1) : unit.path;
+    if (path.length === 0) return '';
+    const cap = Math.floor(this.limitFor(contentOf(unit)) / 4);
+    const key = `${cap}\u0000${path.join('\u0000')}`;
+    let crumb = this.crumbs.get(key);
+    if (crumb === undefined) {
+      crumb = '';
+      for (let from = 0; from < path.length; from++) {
+        const text = `${path.slice(from).join(' > ')}\n\n`;
+        if (this.countCached(text) <= cap) {
+          crumb = text;
+          break;
+        }
+      }
+      this.crumbs.set(key, crumb);
+    }
+    return crumb;
+  }
+
+  private prefixFor(unit: Unit, overlap = ''): string {
+    return this.breadcrumb(unit) + overlap + (unit.context ?? '');
+  }
+
+  // -- expansion: every unit that cannot fit a chunk alone becomes pieces that can --------------
+
+  private fitsAlone(unit: Unit, tokens: number): boolean {
+    return tokens + this.countCached(this.prefixFor(unit)) <= this.limitFor(contentOf(unit));
+  }
+
+  private expand(unit: Unit, out: Sized[]): void {
+    // A unit far longer than any chunk is split without counting it whole (its pieces are counted).
+    const huge = unit.end - unit.start > this.limitFor(contentOf(unit)) * 32;
+    const tokens = huge ? Infinity : this.count(this.base.slice(unit.start, unit.end));
+    if (this.fitsAlone(unit, tokens)) {
+      out.push({ ...unit, tokens });
+      return;
+    }
+    if (unit.table && unit.table.to - unit.table.from > 1) this.splitTable(unit, out);
+    else if (unit.kind === 'code') this.splitSpans(unit, this.lineSpans(unit.start, unit.end), out);
+    else if (unit.table) this.splitRow(unit, out);
+    else this.splitSpans(unit, splitSentences(this.base, unit.start, unit.end), out);
+  }
+
+  /** Pieces of `unit` over `spans` (sentences or lines); a piece too big alone is split by tokens. */
+  private splitSpans(unit: Unit, spans: readonly { start: number; end: number }[], out: Sized[]): void {
+    let first = true;
+    for (const span of spans) {
+      const [start, end] = this.trim(span.start, span.end);
+      if (end <= start) continue;
+      const piece = this.pieceOf(unit, start, end, first);
+      first = false;
+      const huge = end - start > this.limitFor(contentOf(piece)) * 32;
+      const tokens = huge ? Infinity : this.count(this.base.slice(start, end));
+      if (this.fitsAlone(piece, tokens)) out.push({ ...piece, tokens });
+      else out.push(...this.splitByTokens(piece));
+    }
+    if (first) out.push(...this.splitByTokens(unit));
+  }
+
+  private pieceOf(unit: Unit, start: number, end: number, first: boolean): Unit {
+    const piece: Unit = { ...unit, start, end, piece: true };
+    if (!first) {
+      const context = unit.continuation ?? unit.context;
+      if (context === undefined) delete piece.context;
+      else piece.context = context;
+      // Only the opening piece of a split heading is the heading; the rest is its text.
+      if (unit.kind === 'heading') {
+        piece.kind = 'text';
+        delete piece.level;
+      }
+    }
+    return piece;
+  }
+
+  /** A table that does not fit whole: the header with the first body row, then one unit per row. */
+  private splitTable(unit: Unit, out: Sized[]): void {
+    const slice = unit.table!;
+    const { layout } = slice;
+    const header = headerText(this.base, layout);
+    const limit = this.limitFor('table');
+    // Repeat the header only while it leaves room for rows.
+    const context = header && this.countCached(`${header}\n`) <= limit / 2 ? `${header}\n` : undefined;
+    const rowUnit = (from: number, to: number, start: number, end: number, withContext: boolean): Unit => {
+      const row: Unit = { ...unit, start, end, table: { layout, from, to } };
+      delete row.context;
+      delete row.continuation;
+      if (withContext && context) {
+        row.context = context;
+        row.continuation = context;
+      }
+      return row;
+    };
+    const spans = layout.rowSpans;
+    let r = slice.from;
+    const h = layout.headerRows;
+    if (r === 0 && h > 0) {
+      const firstBody = Math.min(h + 1, slice.to);
+      const headed = rowUnit(0, firstBody, spans[0]!.start, Math.max(layout.headerEnd, spans[firstBody - 1]!.end), false);
+      const tokens = this.count(this.base.slice(headed.start, headed.end));
+      if (this.fitsAlone(headed, tokens)) {
+        out.push({ ...headed, tokens });
+        r = firstBody;
+      } else {
+        for (; r < h; r++) this.expand(rowUnit(r, r + 1, spans[r]!.start, r === h - 1 ? layout.headerEnd : spans[r]!.end, false), out);
+      }
+    }
+    for (; r < slice.to; r++) this.expand(rowUnit(r, r + 1, spans[r]!.start, spans[r]!.end, r >= h), out);
+  }
+
+  /** A single row too big for a chunk: split its text, and say so in every piece's context. */
+  private splitRow(unit: Unit, out: Sized[]): void {
+    const slice = unit.table!;
+    const bodyRow = slice.from - slice.layout.headerRows + 1;
+    const marker = bodyRow >= 1 ? `[table row ${bodyRow} is split across chunks]\n` : '[table header row is split across chunks]\n';
+    const context = (unit.continuation ?? '') + marker;
+    const row: Unit = { ...unit, context, continuation: context };
+    this.splitSpans(row, splitSentences(this.base, unit.start, unit.end), out);
+  }
+
+  private lineSpans(start: number, end: number): { start: number; end: number }[] {
+    const spans: { start: number; end: number }[] = [];
+    let pos = start;
+    while (pos < end) {
+      let nl = this.base.indexOf('\n', pos);
+      if (nl < 0 || nl > end) nl = end;
+      spans.push({ start: pos, end: nl });
+      pos = nl + 1;
+    }
+    return spans;
+  }
+
+  private trim(start: number, end: number): [number, number] {
+    while (start < end && isSpace(this.base.charCodeAt(start))) start++;
+    while (end > start && isSpace(this.base.charCodeAt(end - 1))) end--;
+    return [start, end];
+  }
+
+  /**
+   * Pieces of `unit` by tokens, each verified exactly: tokens(prefix + piece) <= limit. Cuts land on
+   * grapheme boundaries, preferring whitespace or punctuation near the end of the budget. The only
+   * piece that may exceed the limit is a single grapheme that exceeds it alone.
+   */
+  private splitByTokens(unit: Unit): Sized[] {
+    const limit = this.limitFor(contentOf(unit));
+    const pieces: Sized[] = [];
+    let [s] = this.trim(unit.start, unit.end);
+    while (s < unit.end) {
+      const piece = this.pieceOf(unit, s, unit.end, pieces.length === 0);
+      let prefix = this.prefixFor(piece);
+      if (this.countCached(prefix) >= limit) {
+        delete piece.context;
+        prefix = this.prefixFor(piece);
+      }
+      const prefixTokens = this.countCached(prefix);
+      const { end, tokens } = this.fitCut(prefix, s, unit.end, limit);
+      const [, trimmedEnd] = this.trim(s, end);
+      pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
+      [s] = this.trim(end, unit.end);
+    }
+    return pieces;
+  }
+
+  /** The largest cut `end` it finds with tokens(prefix + base[s, end)) <= limit (at least one grapheme). */
+  private fitCut(prefix: string, s: number, end: number, limit: number): { end: number; tokens: number } {
+    // Pieces are stored without trailing whitespace, so that is what gets measured.
+    const measure = (cut: number) => this.count(prefix + this.base.slice(s, this.trim(s, cut)[1]));
+    // Characters a limit's worth of tokens probably spans, from the last cut (adapts to the script).
+    const reach = Math.ceil(limit * this.charsPerToken * 1.5) + 16;
+    if (end - s <= reach) {
+      const whole = measure(end);
+      if (whole <= limit) return { end, tokens: whole };
+    }
+    // The common case takes one measurement: the guessed cut, moved back to a break close before it.
+    const window = Math.ceil(limit * this.charsPerToken * 1.2) + 16;
+    const guess = this.snap(s, this.firstGuess(prefix, s, Math.min(end, s + window), limit), end);
+    const atBreak = this.snap(s, this.breakBefore(s, guess), end);
+    const first = { end: atBreak, tokens: measure(atBreak) };
+    if (first.tokens <= limit && (atBreak < guess || limit - first.tokens <= Math.max(1, limit >> 6))) return this.learn(s, first);
+    // Otherwise search: secant steps on the count between a fitting cut and one that does not fit.
+    const oneGrapheme = this.graphemeEnd(s, end);
+    let best = first.tokens <= limit ? first : { end: oneGrapheme, tokens: measure(oneGrapheme) };
+    if (best.tokens > limit) return best;
+    let lo = best.end;
+    let hi = first.tokens <= limit ? end : atBreak;
+    let cut = first.tokens <= limit ? guess + 1 : s + Math.floor(((atBreak - s) * limit) / first.tokens);
+    for (let step = 0; step < 24 && hi - lo > 1; step++) {
+      cut = Math.min(Math.max(cut, lo + 1), hi - 1);
+      cut = this.snap(s, cut, end);
+      if (cut <= lo || cut >= hi) cut = this.snap(s, lo + Math.ceil((hi - lo) / 2), end);
+      if (cut <= lo || cut >= hi) break;
+      const tokens = measure(cut);
+      if (tokens <= limit) {
+        best = { end: cut, tokens };
+        lo = cut;
+        if (limit - tokens <= Math.max(1, limit >> 6)) break;
+        cut = cut + Math.max(1, Math.floor(((cut - s) * (limit - tokens)) / Math.max(1, tokens)));
+      } else {
+        hi = cut;
+        cut = s + Math.floor(((cut - s) * limit) / tokens);
+      }
+    }
+    return this.learn(s, this.preferBreak(s, best, end, limit, measure));
+  }
+
+  /** Records the characters per token of a cut, to size the next cut's window. */
+  private learn(s: number, cut: { end: number; tokens: number }): { end: number; tokens: number } {
+    if (cut.tokens > 0) this.charsPerToken = Math.max(0.5, (cut.end - s) / cut.tokens);
+    return cut;
+  }
+
+  /** Just after the last whitespace or soft punctuation in the last fifth of [s, cut), else cut. */
+  private breakBefore(s: number, cut: number): number {
+    const floor = cut - Math.floor((cut - s) / 5);
+    for (let p = cut - 1; p > floor && p > s; p--) {
+      if (isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) return p + 1;
+    }
+    return cut;
+  }
+
+  /**
+   * Where `limit` tokens of prefix + text probably end: at the limit-th token's end when the tokenizer
+   * reports offsets, else by the window's characters-per-token ratio. Only a guess: fitCut measures.
+   */
+  private firstGuess(prefix: string, s: number, windowEnd: number, limit: number): number {
+    const window = this.base.slice(s, windowEnd);
+    const withOffsets = (this.tokenizer as { encodeWithOffsets?: (text: string) => { ends: readonly number[] } }).encodeWithOffsets;
+    if (withOffsets) {
+      const { ends } = withOffsets.call(this.tokenizer, prefix + window);
+      if (ends.length > limit) return s + Math.max(1, ends[limit - 1]! - prefix.length);
+      return windowEnd;
+    }
+    const windowTokens = this.count(window);
+    return s + Math.floor(((windowEnd - s) * limit) / Math.max(1, windowTokens));
+  }
+
+  /** Moves a cut back to just after whitespace or punctuation when one is close (last 20%). */
+  private preferBreak(s: number, best: { end: number; tokens: number }, end: number, limit: number, measure: (cut: number) => number): { end: number; tokens: number } {
+    if (best.end >= end) return best;
+    const floor = best.end - Math.floor((best.end - s) / 5);
+    for (let p = best.end - 1; p > floor && p > s; p--) {
+      if (isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) {
+        // A shorter text can (rarely) count more tokens: keep the break only if it still fits.
+        const tokens = measure(p + 1);
+        return tokens <= limit ? { end: p + 1, tokens } : best;
+      }
+    }
+    return best;
+  }
+
+  private graphemeEnd(s: number, end: number): number {
+    const window = this.base.slice(s, Math.min(end, s + 64));
+    const first = graphemes.segment(window)[Symbol.iterator]().next();
+    return first.done ? end : s + first.value.segment.length;
+  }
+
+  /** The grapheme boundary at or before `cut` (but after `s`). */
+  private snap(s: number, cut: number, end: number): number {
+    if (cut >= end) return end;
+    if (cut <= s) return this.graphemeEnd(s, end);
+    const from = Math.max(s, cut - 32);
+    const window = this.base.slice(from, Math.min(end, cut + 32));
+    const seg = graphemes.segment(window).containing(cut - from);
+    const boundary = seg ? from + seg.index : cut;
+    return boundary > s ? boundary : this.graphemeEnd(s, end);
+  }
+
+  // -- estimates -------------------------------------------------------------------------------
+
+  private prepareEstimates(): void {
+    const units = this.units;
+    const n = units.length;
+    this.gapTokens = new Array<number>(n).fill(0);
+    this.cum = new Array<number>(n + 1).fill(0);
+    for (let k = 0; k < n; k++) {
+      if (k > 0) this.gapTokens[k] = this.countCached(this.base.slice(units[k - 1]!.end, units[k]!.start));
+      this.cum[k + 1] = this.cum[k]! + this.gapTokens[k]! + units[k]!.tokens;
+    }
+    // Keep-together groups: list runs and same-speaker turn runs, and each heading's section.
+    this.groupEnd = new Array<number>(n).fill(-1);
+    for (let k = 0; k < n; k++) {
+      const group = units[k]!.group;
+      if (group === undefined || (k > 0 && units[k - 1]!.group === group)) continue;
+      let e = k;
+      while (e + 1 < n && units[e + 1]!.group === group) e++;
+      this.groupEnd[k] = e;
+    }
+    const open: number[] = [];
+    for (let k = 0; k < n; k++) {
+      const unit = units[k]!;
+      if (unit.kind !== 'heading') continue;
+      while (open.length > 0 && units[open[open.length - 1]!]!.level! >= unit.level!) this.groupEnd[open.pop()!] = k - 1;
+      open.push(k);
+    }
+    for (const k of open) this.groupEnd[k] = n - 1;
+  }
+
+  /** Estimated body tokens of units[a..b] with the separators between them. */
+  private estimate(a: number, b: number): number {
+    return this.cum[b + 1]! - this.cum[a]! - this.gapTokens[a]!;
+  }
+
+  // -- packing ---------------------------------------------------------------------------------
+
+  /** Greedy extension from unit i; `fit` says the chunk stopped because the next unit did not fit. */
+  private extend(i: number): { last: number; fit: boolean } {
+    const units = this.units;
+    const first = units[i]!;
+    let content = contentOf(first);
+    let tableId = first.table?.layout.id;
+    const overlap = this.overlapFor(first);
+    const prefixTokens = this.countCached(this.prefixFor(first, overlap));
+    let body = first.tokens;
+    let j = i;
+    while (j + 1 < units.length) {
+      const k = j + 1;
+      const unit = units[k]!;
+      const hasContent = content !== undefined;
+      if (unit.kind === 'heading' && unit.level! <= this.options.sectionBreakLevel && hasContent && body >= this.options.minChunkSize) {
+        return { last: j, fit: false };
+      }
+      const next = combine(content, contentOf(unit));
+      if (next === null) return { last: j, fit: true };
+      if (unit.table && tableId !== undefined && unit.table.layout.id !== tableId) return { last: j, fit: true };
+      const limit = this.limitFor(next);
+      const grown = body + this.gapTokens[k]! + unit.tokens;
+      if (prefixTokens + grown > limit) return { last: j, fit: true };
+      // A list, a speaker's run or a section that fits a chunk of its own is not split across two.
+      const groupEnd = this.groupEnd[k]!;
+      if (hasContent && groupEnd > k) {
+        const group = this.estimate(k, groupEnd);
+        if (prefixTokens + body + this.gapTokens[k]! + group > limit && this.countCached(this.prefixFor(unit)) + group <= this.limitFor(contentOf(unit))) {
+          return { last: j, fit: true };
+        }
+      }
+      j = k;
+      content = next;
+      body = grown;
+      if (unit.table) tableId = unit.table.layout.id;
+    }
+    return { last: j, fit: false };
+  }
+
+  /** A chunk stopped for size does not end with headings: they move on with the content they open. */
+  private carryHeadings(i: number, last: number): number {
+    let k = last;
+    while (k > i && this.units[k]!.kind === 'heading') k--;
+    return this.units[k]!.kind === 'heading' ? last : k;
+  }
+
+  /** Emits units[i..last] as one chunk, backing off units while the exact count is over; returns the last unit used. */
+  private emit(i: number, last: number): number {
+    const units = this.units;
+    const first = units[i]!;
+    let overlap = this.overlapFor(first);
+    for (let j = last; ; ) {
+      const content = this.contentRange(i, j);
+      const limit = this.limitFor(content);
+      const prefix = this.prefixFor(first, overlap);
+      // A lone unit without prefix was counted exactly already.
+      const tokens = i === j && prefix === '' ? first.tokens : this.count(prefix + this.base.slice(first.start, units[j]!.end));
+      if (tokens <= limit) {
+        this.push(i, j, prefix, tokens, content);
+        return j;
+      }
+      if (j > i) {
+        j--;
+        const kept = this.carryHeadings(i, j);
+        if (kept < j) j = kept;
+        continue;
+      }
+      if (overlap) {
+        overlap = '';
+        continue;
+      }
+      // Exact count over the limit though the estimate fit (BPE counts are not additive): split it.
+      for (const piece of this.splitByTokens(first)) {
+        const piecePrefix = this.prefixFor(piece);
+        this.pushUnits([piece], piecePrefix, this.count(piecePrefix + this.base.slice(piece.start, piece.end)), contentOf(piece));
+      }
+      return i;
+    }
+  }
+
+  private contentRange(i: number, j: number): Content {
+    let content: Content = undefined;
+    for (let k = i; k <= j; k++) {
+      const next = combine(content, contentOf(this.units[k]!));
+      content = next === null ? 'text' : next;
+    }
+    return content;
+  }
+
+  private push(i: number, j: number, prefix: string, tokens: number, content: Content): void {
+    this.pushUnits(this.units.slice(i, j + 1), prefix, tokens, content);
+  }
+
+  private pushUnits(units: readonly Unit[], prefix: string, tokens: number, content: Content): void {
+    const first = units[0]!;
+    const last = units[units.length - 1]!;
+    const body = this.base.slice(first.start, last.end);
+    const text = prefix + body;
+    const kind: ChunkKind = content ?? 'text';
+    const chunk: Chunk = {
+      index: this.chunks.length,
+      text,
+      start: first.start,
+      end: last.end,
+      chars: text.length,
+      tokens,
+      headingPath: [...first.path],
+      kind,
+      strategy: 'structure',
+    };
+    let pageStart: number | undefined;
+    let pageEnd: number | undefined;
+    for (const unit of units) {
+      if (unit.page === undefined) continue;
+      const end = Math.max(unit.page, unit.pageEnd ?? unit.page);
+      if (pageStart === undefined || unit.page < pageStart) pageStart = unit.page;
+      if (pageEnd === undefined || end > pageEnd) pageEnd = end;
+    }
+    if (pageStart !== undefined) chunk.pageStart = pageStart;
+    if (pageEnd !== undefined) chunk.pageEnd = pageEnd;
+    if (prefix) chunk.prefix = prefix;
+    if (kind === 'table') {
+      const tableUnits = units.filter((u) => u.table);
+      const table = tableUnits.length > 0 ? tableDataFor(tableUnits[0]!.table!.layout, tableUnits.map((u) => u.table!)) : undefined;
+      if (table) chunk.table = table;
+    }
+    if (kind === 'turn') this.addTurnFields(chunk, units);
+    this.chunks.push(chunk);
+    this.previous = { start: first.start, end: last.end, kind };
+  }
+
+  private addTurnFields(chunk: Chunk, units: readonly Unit[]): void {
+    const turns = units.filter((u) => u.kind === 'turn');
+    const speaker = turns[0]?.speaker;
+    if (speaker !== undefined && turns.every((u) => u.speaker === speaker)) chunk.speaker = speaker;
+    for (const turn of turns) {
+      if (turn.startTime !== undefined && (chunk.startTime === undefined || turn.startTime < chunk.startTime)) chunk.startTime = turn.startTime;
+      if (turn.endTime !== undefined && (chunk.endTime === undefined || turn.endTime > chunk.endTime)) chunk.endTime = turn.endTime;
+    }
+  }
+
+  // -- overlap ---------------------------------------------------------------------------------
+
+  /**
+   * Overlap for a chunk opening with `unit`: whole trailing sentences of the previous chunk's body, up
+   * to chunkOverlap tokens, when this chunk continues it (same kind of text, no heading in between).
+   */
+  private overlapFor(unit: Unit): string {
+    const budget = this.options.chunkOverlap;
+    const previous = this.previous;
+    if (budget === 0 || !previous || unit.kind === 'heading' || previous.kind !== 'text' || contentOf(unit) !== 'text') return '';
+    if (this.overlapCache?.start === unit.start) return this.overlapCache.text;
+    const from = Math.max(previous.start, previous.end - budget * 8);
+    const sentences = splitSentences(this.base, from, previous.end);
+    // Sum sentence counts from the end (cheap), then verify the joined tail exactly, dropping its
+    // first sentence while it is over (counts are not additive).
+    let first = sentences.length;
+    let sum = 0;
+    for (let k = sentences.length - 1; k >= 0; k--) {
+      if (k === 0 && from > previous.start) break;
+      sum += this.count(this.base.slice(sentences[k]!.start, sentences[k]!.end));
+      if (sum > budget) break;
+      first = k;
+    }
+    let text = '';
+    for (; first < sentences.length; first++) {
+      const [a, b] = this.trim(sentences[first]!.start, previous.end);
+      if (b > a && this.count(this.base.slice(a, b)) <= budget) {
+        text = `${this.base.slice(a, b)}\n`;
+        break;
+      }
+    }
+    this.overlapCache = { start: unit.start, text };
+    return text;
+  }
+
+  private overlapCache: { start: number; text: string } | undefined;
+  /** Characters per token of the last token cut, to size the next cut's window. */
+  private charsPerToken = 4;
+}
+
+/**
+ * The core: chunks of `base` from its units (in order, non-overlapping). Exported for strategies and
+ * tools that build their own units.
+ */
+export function chunkUnits(base: string, units: Unit[], options: StructureOptions, tokenizer: Tokenizer): Chunk[] {
+  if (units.length === 0) return [];
+  return new Packer(base, options, tokenizer).run(units);
+}

@@ -576,7 +576,8 @@ class Packer {
       end: last.end,
       chars: text.length,
       tokens,
-      headingPath: [...first.path],
+      // A chunk opening with a run of headings is about its first body unit's section.
+      headingPath: [...(units.find((u) => u.kind !== 'heading') ?? first).path],
       kind,
       strategy: 'structure',
     };

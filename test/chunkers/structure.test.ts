@@ -359,7 +359,7 @@ describe('structure: documents', () => {
     expect(chunks.length).toBeGreaterThan(1);
     // The first chunk opens with the headings themselves: no breadcrumb repeats them.
     expect(chunks[0]!.prefix).toBeUndefined();
-    expect(chunks[0]!.headingPath).toEqual(['合同总则']);
+    expect(chunks[0]!.headingPath).toEqual(['合同总则', '第三章 履约', '3.2 前提条件']);
     for (const c of chunks.slice(1)) {
       expect(c.prefix).toBe('合同总则 > 第三章 履约 > 3.2 前提条件\n\n');
       expect(c.headingPath).toEqual(['合同总则', '第三章 履约', '3.2 前提条件']);

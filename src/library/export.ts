@@ -27,7 +27,7 @@ function metadataOf(b: ExportedBlock): Record<string, unknown> {
 export function exportBlock(b: ExportedBlock, format: ExportFormat): Record<string, unknown> {
   switch (format) {
     case 'jsonl':
-      return b;
+      return { ...b };
     case 'langchain':
       return { pageContent: b.text, metadata: metadataOf(b), id: b.id };
     case 'llamaindex':

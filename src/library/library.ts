@@ -146,6 +146,7 @@ export class Library {
     const pool = new TaskPool(options.workers ?? Math.max(1, Math.min(availableParallelism(), 8)));
     const inFlight = new Set<Promise<void>>();
     let nextId = 0;
+    const seen = new Set<string>();
     try {
       for await (const entry of walkFiles(roots, walkOptions)) {
         if ('error' in entry) {
@@ -153,7 +154,7 @@ export class Library {
           tick(entry.path, 0);
           continue;
         }
-        const job = this.ingestOne(entry, { pool, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun }, report)
+        const job = this.ingestOne(entry, { pool, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen }, report)
           .catch((error: unknown) => {
             const e = error as GroundworkError;
             report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message });
@@ -178,7 +179,7 @@ export class Library {
     file: WalkedFile,
     ctx: {
       pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean;
+      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>;
     },
     report: IngestReport,
   ): Promise<void> {
@@ -215,11 +216,19 @@ export class Library {
     known: { docId: string } | undefined,
     ctx: {
       pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; copy: boolean; dryRun: boolean;
+      parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>;
     },
     report: IngestReport,
   ): Promise<void> {
     const stored = this.store.documentInfo(docId);
+    // A dry run writes nothing, so it remembers this run's contents itself to count duplicates.
+    if (ctx.dryRun) {
+      if (ctx.seen.has(docId)) {
+        report.docsSkipped++;
+        return;
+      }
+      ctx.seen.add(docId);
+    }
     const pathRecord = { path: file.path, docId, size: file.size, mtimeMs: file.mtimeMs };
     if (stored && stored.configHash === ctx.hash) {
       // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.

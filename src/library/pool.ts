@@ -1,53 +1,59 @@
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runTask, type IngestResult, type IngestTask } from './worker.js';
 
 /**
  * A fixed set of worker threads running ingest tasks, one task per worker at a time, so at most
- * `size` documents are in memory at once. With size 0 tasks run on the calling thread (used for
- * tiny batches and where workers are unwanted).
+ * `size` documents are in memory at once. With size 0 tasks run on the calling thread. A worker
+ * that dies fails only its own task; when none are left, tasks run on the calling thread.
  */
 export class TaskPool {
   private readonly idle: Worker[] = [];
-  private readonly all: Worker[] = [];
-  private readonly waiting: ((w: Worker) => void)[] = [];
-  private readonly pending = new Map<number, (r: IngestResult) => void>();
-  private readonly taskOf = new Map<Worker, number>();
+  private readonly live = new Set<Worker>();
+  private readonly waiting: ((w: Worker | undefined) => void)[] = [];
+  private readonly current = new Map<Worker, { id: number; resolve: (r: IngestResult) => void }>();
 
   constructor(readonly size: number = availableParallelism()) {
-    const here = new URL(import.meta.url);
-    const isTs = here.pathname.endsWith('.ts');
-    const workerUrl = new URL(isTs ? './worker.ts' : './worker.js', here);
-    for (let i = 0; i < size; i++) {
-      // Running from sources (tests, tsx): the worker needs the same TypeScript loader.
-      const worker = new Worker(workerUrl, isTs ? { execArgv: ['--import', 'tsx'] } : {});
-      worker.on('message', (result: IngestResult) => {
-        const resolve = this.pending.get(result.id);
-        this.pending.delete(result.id);
-        this.release(worker);
-        resolve?.(result);
-      });
-      worker.on('error', (error) => {
-        // A worker that dies (e.g. out of memory on a hostile file) fails only its own task.
-        const id = this.taskOf.get(worker);
-        const resolve = id === undefined ? undefined : this.pending.get(id);
-        if (id !== undefined && resolve) {
-          this.pending.delete(id);
-          resolve({ id, ok: false, code: 'CORRUPT', reason: `the parser crashed: ${error.message}` });
-        }
-      });
+    for (let i = 0; i < size; i++) this.spawn();
+  }
+
+  private spawn(): void {
+    const worker = createWorker();
+    worker.on('message', (result: IngestResult) => {
+      const task = this.current.get(worker);
+      this.current.delete(worker);
       worker.unref();
-      this.all.push(worker);
-      this.idle.push(worker);
-    }
+      this.release(worker);
+      task?.resolve(result);
+    });
+    const fail = (message: string) => {
+      if (!this.live.delete(worker)) return;
+      const task = this.current.get(worker);
+      this.current.delete(worker);
+      task?.resolve({ id: task.id, ok: false, code: 'CORRUPT', reason: `the parser crashed: ${message}` });
+      const idleAt = this.idle.indexOf(worker);
+      if (idleAt !== -1) this.idle.splice(idleAt, 1);
+      // Nobody left to take queued tasks: run them here rather than hang.
+      if (this.live.size === 0) for (const next of this.waiting.splice(0)) next(undefined);
+    };
+    worker.on('error', (error) => fail(error.message));
+    worker.on('exit', (code) => fail(`worker exited with code ${code}`));
+    worker.unref();
+    this.live.add(worker);
+    this.idle.push(worker);
   }
 
   run(task: IngestTask): Promise<IngestResult> {
-    if (this.size === 0) return runTask(task);
+    if (this.live.size === 0) return runTask(task);
     return new Promise((resolve) => {
-      const start = (worker: Worker) => {
-        this.pending.set(task.id, resolve);
-        this.taskOf.set(worker, task.id);
+      const start = (worker: Worker | undefined) => {
+        if (!worker) return void runTask(task).then(resolve);
+        this.current.set(worker, { id: task.id, resolve });
+        // Busy workers keep the process alive; idle ones must not (see spawn).
+        worker.ref();
         worker.postMessage(task);
       };
       const worker = this.idle.pop();
@@ -63,6 +69,22 @@ export class TaskPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.all.map((w) => w.terminate()));
+    const workers = [...this.live];
+    this.live.clear();
+    await Promise.all(workers.map((w) => w.terminate()));
   }
+}
+
+/**
+ * Built code runs worker.js directly. From sources (tests, tsx) the worker must first register
+ * tsx's loader itself: `--import` in a worker's execArgv does not apply to the worker's entry.
+ */
+function createWorker(): Worker {
+  const here = new URL(import.meta.url);
+  if (!here.pathname.endsWith('.ts')) return new Worker(new URL('./worker.js', here));
+  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'));
+  const api = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
+  const entry = new URL('./worker.ts', here).href;
+  const boot = `const { register } = await import(${JSON.stringify(api)}); register(); await import(${JSON.stringify(entry)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
 }

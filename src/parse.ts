@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { buildDocument, contentHash } from './document/build.js';
-import type { Document } from './document/types.js';
+import type { Document, DocumentDraft } from './document/types.js';
 import { detect } from './detect/detect.js';
 import { GroundworkError, isGroundworkError } from './errors.js';
 import { getParser } from './parsers/registry.js';
@@ -67,8 +67,34 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
     ...(mtime !== undefined && { mtime }),
   });
   doc.parserVersion = parser.version;
-  if (doc.elements.length === 0) {
+  if (draft.attachments?.length) doc.children = await parseAttachments(draft.attachments, label, options, doc.warnings);
+  if (doc.elements.length === 0 && !doc.children?.length) {
     throw new GroundworkError('EMPTY', 'no text content was found', { file: label });
   }
   return doc;
+}
+
+/**
+ * Parses a container's files as child documents, one level deeper. A child that fails is not
+ * fatal to its parent: the failure is reported in the parent's warnings with its code.
+ */
+async function parseAttachments(attachments: NonNullable<DocumentDraft['attachments']>, label: string, options: ParseOptions, warnings: string[]): Promise<Document[]> {
+  const depth = (options as { depth?: number }).depth ?? 1;
+  const maxDepth = options.maxDepth ?? 3;
+  if (depth > maxDepth) {
+    warnings.push(`${attachments.length} nested file(s) not parsed: nesting deeper than maxDepth ${maxDepth}`);
+    return [];
+  }
+  const children: Document[] = [];
+  for (const attachment of attachments) {
+    const childOptions: ParseOptions & { depth: number } = { ...options, name: `${label}#${attachment.name}`, depth: depth + 1 };
+    delete childOptions.format;
+    try {
+      children.push(await parse(attachment.bytes, childOptions));
+    } catch (error) {
+      const e = error as GroundworkError;
+      warnings.push(`'${attachment.name}' not parsed: ${e.code ?? 'CORRUPT'}: ${e.message}`);
+    }
+  }
+  return children;
 }

@@ -136,6 +136,15 @@ export interface Document {
   warnings: string[];
   /** The canonical text all offsets refer to. */
   canonical: string;
+  /** Parsed attachments and archive entries (an e-mail's attachments, a ZIP's files), each a full Document. */
+  children?: Document[];
+}
+
+/** A file inside another (mail attachment, archive entry, embedded object) for parse() to parse as a child. */
+export interface Attachment {
+  /** Name inside the container, e.g. `report.pdf` or `dir/notes.txt`. */
+  name: string;
+  bytes: Uint8Array;
 }
 
 /** What a parser returns; `buildDocument` turns it into a Document. */
@@ -149,4 +158,6 @@ export interface DocumentDraft {
   metadata?: Record<string, unknown>;
   elements: ElementDraft[];
   warnings?: string[];
+  /** Files inside this one; parse() parses each into `Document.children` (failures become warnings). */
+  attachments?: Attachment[];
 }

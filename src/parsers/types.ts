@@ -23,6 +23,16 @@ export interface ParseOptions {
   maxBytes?: number;
   /** HTML: keep only the main content (Readability), dropping navigation and boilerplate. Default true. */
   htmlMainContent?: boolean;
+  /** Password for encrypted documents (PDF). */
+  password?: string;
+  /** OCR: 'auto' (pages/images without usable text), 'on' (every page), 'off'. Default 'auto'. */
+  ocr?: 'auto' | 'on' | 'off';
+  /** Tesseract language(s), e.g. 'eng' or 'eng+chi_sim'. Default 'eng+chi_sim'. */
+  ocrLang?: string;
+  /** OpenAI-compatible transcription endpoint for audio (e.g. a whisper.cpp server), e.g. http://127.0.0.1:8080/v1/audio/transcriptions. Default: $GROUNDWORK_TRANSCRIBE_URL. */
+  transcribeUrl?: string;
+  /** Attachments / archive entries are parsed to this depth (an archive inside an archive is depth 2). Default 3. */
+  maxDepth?: number;
 }
 
 /** A parser: one file in `src/parsers/`, registered by the formats it handles. */

@@ -1,8 +1,14 @@
+import { audioParser } from './audio.js';
 import { csvParser } from './csv.js';
+import { emlParser } from './eml.js';
+import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
 import { jsonParser } from './json.js';
 import { markdownParser } from './markdown.js';
+import { rtfParser } from './rtf.js';
 import { textParser } from './text.js';
+import { transcribeParser } from './transcribe.js';
+import { vttParser } from './vtt.js';
 import type { Format } from '../document/types.js';
 import type { ParserDefinition } from './types.js';
 
@@ -13,7 +19,19 @@ export function registerParser(parser: ParserDefinition): void {
   for (const format of parser.formats) parsers.set(format, parser);
 }
 
-[textParser, markdownParser, htmlParser, jsonParser, csvParser].forEach(registerParser);
+[
+  textParser,
+  markdownParser,
+  htmlParser,
+  jsonParser,
+  csvParser,
+  emlParser,
+  epubParser,
+  rtfParser,
+  vttParser,
+  transcribeParser,
+  audioParser,
+].forEach(registerParser);
 
 export function getParser(format: Format): ParserDefinition | undefined {
   return parsers.get(format);

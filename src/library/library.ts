@@ -13,6 +13,7 @@ import { SqliteStore } from '../store/sqlite.js';
 import type { Block, LibraryStore, SearchFilter, SearchHit, StoreStats, StoredDocument } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { TaskPool } from './pool.js';
+import { documentTree } from './worker.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
 export interface IngestOptions {
@@ -251,28 +252,38 @@ export class Library {
       return;
     }
     if (result.parsed) report.parsed++;
-    const doc = result.document;
-    const blocks = chunksToBlocks(doc, result.chunks, ctx.hash);
     const isUpdate = Boolean(stored) || (known !== undefined && known.docId !== docId);
-    if (!ctx.dryRun) {
-      const original = ctx.copy ? await this.keepOriginal(file.path, docId) : null;
-      this.store.writeDocument({
-        document: doc,
-        blocks,
-        path: pathRecord,
-        strategy: ctx.strategy,
-        configHash: ctx.hash,
-        original,
-        parseCacheKey: cacheKey,
-      });
-    }
-    if (isUpdate) report.docsUpdated++;
-    else report.docsAdded++;
-    report.blocksAdded += blocks.length;
-    report.pagesAdded += doc.pageCount ?? 0;
-    for (const el of doc.elements) {
-      if (el.kind === 'table') report.tablesAdded++;
-      else if (el.kind === 'image') report.imagesAdded++;
+    // Attachments and archive entries are documents of their own, at `<path>#<name>`.
+    const tree = documentTree(result.document);
+    for (let i = 0; i < tree.length; i++) {
+      const doc = tree[i]!;
+      const isRoot = i === 0;
+      if (!isRoot && this.store.documentInfo(doc.id)?.configHash === ctx.hash) {
+        if (!ctx.dryRun) this.store.recordPath({ path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs });
+        continue;
+      }
+      const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
+      if (!ctx.dryRun) {
+        const original = isRoot && ctx.copy ? await this.keepOriginal(file.path, docId) : null;
+        this.store.writeDocument({
+          // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
+          document: isRoot ? doc : { ...doc, children: [] },
+          blocks,
+          path: isRoot ? pathRecord : { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs },
+          strategy: ctx.strategy,
+          configHash: ctx.hash,
+          original,
+          parseCacheKey: isRoot ? cacheKey : null,
+        });
+      }
+      if (isRoot && isUpdate) report.docsUpdated++;
+      else report.docsAdded++;
+      report.blocksAdded += blocks.length;
+      report.pagesAdded += doc.pageCount ?? 0;
+      for (const el of doc.elements) {
+        if (el.kind === 'table') report.tablesAdded++;
+        else if (el.kind === 'image') report.imagesAdded++;
+      }
     }
   }
 

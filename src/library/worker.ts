@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { chunk } from '../chunk.js';
+import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
 import { isGroundworkError } from '../errors.js';
 import { parse } from '../parse.js';
@@ -16,13 +17,21 @@ export interface IngestTask {
 }
 
 export type IngestResult =
-  | { id: number; ok: true; document: Document; chunks: ReturnType<typeof chunk>; parsed: boolean }
+  | { id: number; ok: true; document: Document; chunks: Chunk[][]; parsed: boolean }
   | { id: number; ok: false; code: string; reason: string };
+
+/** A document and its descendants (attachments, archive entries), parent first, depth first. */
+export function documentTree(doc: Document): Document[] {
+  const out: Document[] = [doc];
+  for (const child of doc.children ?? []) out.push(...documentTree(child));
+  return out;
+}
 
 export async function runTask(task: IngestTask): Promise<IngestResult> {
   try {
     const document = task.cached ?? (await parse(task.path, task.parseOptions));
-    const chunks = chunk(document, task.chunkOptions);
+    // Chunk sets in documentTree order; a container with no text of its own gets none.
+    const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : chunk(d, task.chunkOptions)));
     return { id: task.id, ok: true, document, chunks, parsed: !task.cached };
   } catch (error) {
     if (isGroundworkError(error)) return { id: task.id, ok: false, code: error.code, reason: error.message };

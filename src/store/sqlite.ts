@@ -169,7 +169,7 @@ export class SqliteStore implements LibraryStore {
         // Headings are searchable with their block: the path is part of what a block is about.
         this.stmts.insertFts.run(info.lastInsertRowid, indexText(`${block.headingPath.join(' ')}\n${block.text}`));
       }
-      this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
+      if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
       return write.path ? this.putPath(write.path) : { replacedDocId: null };
     })();
   }

@@ -83,7 +83,8 @@ export interface DocumentWrite {
   strategy: string;
   configHash: string;
   original: string | null;
-  parseCacheKey: string;
+  /** Where the parse is cached (the root of a container holds its whole tree); null for children. */
+  parseCacheKey: string | null;
 }
 
 export interface StoreStats {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Library } from '../../src/library/library.js';
@@ -82,6 +82,44 @@ describe('Library.addFiles', () => {
     expect(report.docsAdded).toBe(1);
     const small = await lib.addFiles(dir, { workers: 0, maxFileSize: 50 });
     expect(small.rejected.filter((r) => r.code === 'TOO_LARGE').length).toBeGreaterThan(0);
+    lib.close();
+  });
+
+  test('a mail attachment is stored as its own document at <mail>#<name>', async () => {
+    const { dir, lib } = await setup();
+    const mail = [
+      'From: Ana <ana@example.com>',
+      'To: Bo <bo@example.com>',
+      'Subject: Quarterly figures',
+      'Date: Mon, 30 Nov 2026 10:00:00 +0000',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="XYZ"',
+      '',
+      '--XYZ',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Please find the figures attached.',
+      '--XYZ',
+      'Content-Type: text/csv; name="figures.csv"',
+      'Content-Disposition: attachment; filename="figures.csv"',
+      '',
+      'region,revenue',
+      'north,1200',
+      'south,950',
+      '--XYZ--',
+      '',
+    ].join('\r\n');
+    const only = join(dir, 'mail');
+    mkdirSync(only);
+    writeFileSync(join(only, 'figures.eml'), mail);
+    const report = await lib.addFiles(only, { workers: 0 });
+    expect(report.docsAdded).toBe(2);
+    expect(report.rejected).toEqual([]);
+    const hit = lib.search('revenue north')[0]!;
+    expect(hit.path).toBe(`${join(only, 'figures.eml')}#figures.csv`);
+    expect(hit.block.kind).toBe('table');
+    // Unchanged on a second run: nothing parsed, nothing added.
+    expect(await lib.addFiles(only, { workers: 0 })).toMatchObject({ docsAdded: 0, parsed: 0 });
     lib.close();
   });
 });

@@ -9,6 +9,13 @@ import type { ParseOptions } from './parsers/types.js';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 
+/** Binary Office formats we do not read, with what the user can do about it. */
+const LEGACY_FORMATS: Partial<Record<string, string>> = {
+  doc: 'is a legacy binary Word document (.doc, Word 97-2003), which Groundwork does not read; save it as .docx (Word: File > Save As, or `soffice --headless --convert-to docx FILE`) and ingest that',
+  xls: 'is a legacy binary Excel workbook (.xls, Excel 97-2003), which Groundwork does not read; save it as .xlsx (`soffice --headless --convert-to xlsx FILE`) and ingest that',
+  ppt: 'is a legacy binary PowerPoint file (.ppt, PowerPoint 97-2003), which Groundwork does not read; save it as .pptx (`soffice --headless --convert-to pptx FILE`) and ingest that',
+};
+
 /**
  * Parses one document. A string is a file path; bytes are parsed as they are (pass `options.name`
  * to help detection). Throws GroundworkError (EMPTY, CORRUPT, UNSUPPORTED, TOO_LARGE, IO...) naming
@@ -44,7 +51,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
   }
   const parser = getParser(detection.format);
   if (!parser) {
-    throw new GroundworkError('UNSUPPORTED', `format '${detection.format}' (${detection.mime}) has no parser yet`, { file: label });
+    throw new GroundworkError('UNSUPPORTED', LEGACY_FORMATS[detection.format] ?? `format '${detection.format}' (${detection.mime}) is not supported yet`, { file: label });
   }
   let draft;
   try {
@@ -81,7 +88,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
 async function parseAttachments(attachments: NonNullable<DocumentDraft['attachments']>, label: string, options: ParseOptions, warnings: string[]): Promise<Document[]> {
   const depth = (options as { depth?: number }).depth ?? 1;
   const maxDepth = options.maxDepth ?? 3;
-  if (depth > maxDepth) {
+  if (depth + 1 > maxDepth) {
     warnings.push(`${attachments.length} nested file(s) not parsed: nesting deeper than maxDepth ${maxDepth}`);
     return [];
   }

@@ -1,14 +1,17 @@
 import { audioParser } from './audio.js';
 import { csvParser } from './csv.js';
+import { docxParser } from './docx.js';
 import { emlParser } from './eml.js';
 import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
 import { jsonParser } from './json.js';
 import { markdownParser } from './markdown.js';
+import { odtParser } from './odt.js';
 import { rtfParser } from './rtf.js';
 import { textParser } from './text.js';
 import { transcribeParser } from './transcribe.js';
 import { vttParser } from './vtt.js';
+import { zipParser } from './zip.js';
 import type { Format } from '../document/types.js';
 import type { ParserDefinition } from './types.js';
 
@@ -31,6 +34,9 @@ export function registerParser(parser: ParserDefinition): void {
   vttParser,
   transcribeParser,
   audioParser,
+  docxParser,
+  odtParser,
+  zipParser,
 ].forEach(registerParser);
 
 export function getParser(format: Format): ParserDefinition | undefined {

@@ -6,11 +6,15 @@ import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
 import { jsonParser } from './json.js';
 import { markdownParser } from './markdown.js';
+import { odpParser } from './odp.js';
+import { odsParser } from './ods.js';
 import { odtParser } from './odt.js';
+import { pptxParser } from './pptx.js';
 import { rtfParser } from './rtf.js';
 import { textParser } from './text.js';
 import { transcribeParser } from './transcribe.js';
 import { vttParser } from './vtt.js';
+import { xlsxParser } from './xlsx.js';
 import { zipParser } from './zip.js';
 import type { Format } from '../document/types.js';
 import type { ParserDefinition } from './types.js';
@@ -37,6 +41,10 @@ export function registerParser(parser: ParserDefinition): void {
   docxParser,
   odtParser,
   zipParser,
+  pptxParser,
+  xlsxParser,
+  odpParser,
+  odsParser,
 ].forEach(registerParser);
 
 export function getParser(format: Format): ParserDefinition | undefined {

@@ -1,0 +1,292 @@
+import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import { OdfTableReader } from './odf-table.js';
+import { openOdfPackage, readListStyles } from './odf-package.js';
+import { paragraphElements, readingOrder } from './pptx.js';
+import type { Paragraph } from './pptx-slide.js';
+import type { ParseInput, ParserDefinition } from './types.js';
+import { sheetElements } from './xlsx-tables.js';
+import { saxParse, type XmlAttributes } from './xml.js';
+
+/**
+ * ODP: the same structure as PPTX (see pptx.ts): one page per `draw:page`, `page` = `slide` = its
+ * number; the `presentation:class="title"` frame is the heading (level 1 on a title slide, one
+ * with a subtitle; else level 2); other shapes in reading order by `svg:x`/`svg:y`; `text:list`
+ * nesting gives list depth and the list style says numbered or bulleted; tables, images with
+ * `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one `Notes:` paragraph
+ * after the slide; footer, date and page-number frames as page furniture.
+ */
+
+const MIME = 'application/vnd.oasis.opendocument.presentation';
+/** Shapes whose tops differ by less than this (mm) are on one visual line (3% of a 19 cm slide). */
+const SAME_LINE_MM = 6;
+const FURNITURE_CLASSES = new Set(['page-number', 'footer', 'date-time', 'header']);
+const SHAPES = new Set([
+  'draw:frame', 'draw:custom-shape', 'draw:rect', 'draw:ellipse', 'draw:circle', 'draw:caption', 'draw:polygon',
+  'draw:regular-polygon', 'draw:polyline', 'draw:path', 'draw:line', 'draw:connector', 'draw:measure',
+]);
+
+interface OdpShape {
+  kind: 'text' | 'group';
+  x?: number;
+  y?: number;
+  cls?: string;
+  paragraphs: Paragraph[];
+  /** Tables and images, in the order met, after the shape's paragraphs. */
+  extra: ElementDraft[];
+  alt?: string;
+  children: OdpShape[];
+}
+
+interface ListFrame {
+  style?: string;
+}
+
+export const odpParser: ParserDefinition = {
+  formats: ['odp'],
+  version: '1',
+  textual: false,
+  parse(input: ParseInput): DocumentDraft {
+    const pkg = openOdfPackage(input.bytes, input.name, 'presentation');
+    const numbered = readListStyles(automaticStyles(pkg.content), pkg.zip.readTextIfPresent('styles.xml'));
+    const slides = readSlides(pkg.content, numbered);
+    const elements: ElementDraft[] = [];
+    let firstHeading: string | undefined;
+    slides.forEach((slide, i) => {
+      for (const el of slideElements(slide)) {
+        el.page = i + 1;
+        el.slide = i + 1;
+        if (firstHeading === undefined && el.kind === 'heading') firstHeading = el.text;
+        elements.push(el);
+      }
+    });
+    const title = pkg.title ?? firstHeading;
+    return {
+      format: 'odp',
+      mime: MIME,
+      ...(title !== undefined && { title }),
+      ...(pkg.language !== undefined && { language: pkg.language }),
+      pageCount: slides.length,
+      metadata: { ...pkg.metadata, slides: slides.length },
+      elements,
+      warnings: [],
+    };
+  },
+};
+
+/** Only content.xml's automatic styles are parsed as a tree, not its body. */
+function automaticStyles(content: string): string | undefined {
+  const start = content.indexOf('<office:automatic-styles');
+  const endTag = '</office:automatic-styles>';
+  const end = content.indexOf(endTag, start);
+  if (start < 0 || end < 0) return undefined;
+  // The fragment needs the root's namespace declarations only for namespace-aware parsers; ours matches qualified names.
+  return content.slice(start, end + endTag.length);
+}
+
+interface Slide {
+  shapes: OdpShape[];
+  notes: string[];
+}
+
+function readSlides(content: string, numbered: Map<string, Set<number>>): Slide[] {
+  const slides: Slide[] = [];
+  let slide: Slide | undefined;
+  let inNotes = 0;
+  const shapes: OdpShape[] = [];
+  const lists: ListFrame[] = [];
+  let paragraph: Paragraph | undefined;
+  let paragraphDepth = 0;
+  let altTarget: 'title' | 'desc' | undefined;
+  let altText = '';
+  let table: OdfTableReader | undefined;
+  let itemStart: number | undefined;
+
+  const container = (): OdpShape[] | undefined => (shapes.length > 0 ? shapes[shapes.length - 1]!.children : slide?.shapes);
+
+  saxParse(content, {
+    open(name: string, attrs: XmlAttributes, selfClosing: boolean) {
+      if (table) {
+        table.open(name, attrs, selfClosing);
+        return;
+      }
+      if (name === 'draw:page') {
+        slide = { shapes: [], notes: [] };
+        return;
+      }
+      if (!slide) return;
+      if (name === 'presentation:notes') {
+        inNotes++;
+        return;
+      }
+      if (SHAPES.has(name) || name === 'draw:g') {
+        const shape: OdpShape = { kind: name === 'draw:g' ? 'group' : 'text', paragraphs: [], extra: [], children: [] };
+        const x = length(attrs['svg:x']);
+        const y = length(attrs['svg:y']);
+        if (x !== undefined) shape.x = x;
+        if (y !== undefined) shape.y = y;
+        const cls = attrs['presentation:class'];
+        if (cls) shape.cls = cls;
+        if (inNotes === 0) container()?.push(shape);
+        else if (cls !== 'notes') shape.cls = 'ignored-in-notes';
+        else shape.cls = 'notes';
+        shapes.push(shape);
+        if (selfClosing) closeShape();
+        return;
+      }
+      switch (name) {
+        case 'table:table':
+          if (shapes.length > 0 && !selfClosing) table = new OdfTableReader(attrs['table:name'] ?? '');
+          return;
+        case 'svg:title':
+        case 'svg:desc':
+          altTarget = name === 'svg:title' ? 'title' : 'desc';
+          altText = '';
+          return;
+        case 'text:list':
+          lists.push(attrs['text:style-name'] ? { style: attrs['text:style-name'] } : {});
+          return;
+        case 'text:list-item':
+          itemStart = attrs['text:start-value'] !== undefined ? Number(attrs['text:start-value']) : undefined;
+          return;
+        case 'text:p':
+        case 'text:h':
+          if (paragraph) {
+            paragraphDepth++;
+            return;
+          }
+          paragraph = { text: '', level: Math.max(0, lists.length - 1), bullet: lists.length > 0 ? bulletOf(lists, numbered) : 'none' };
+          if (paragraph.bullet === 'auto' && itemStart !== undefined && Number.isFinite(itemStart)) paragraph.startAt = itemStart;
+          itemStart = undefined;
+          paragraphDepth = 0;
+          if (selfClosing) closeParagraph();
+          return;
+        case 'text:s':
+          if (paragraph) paragraph.text += ' '.repeat(Math.min(1000, Math.max(1, Number(attrs['text:c'] ?? 1) || 1)));
+          return;
+        case 'text:tab':
+          if (paragraph) paragraph.text += '\t';
+          return;
+        case 'text:line-break':
+          if (paragraph) paragraph.text += '\n';
+          return;
+        default:
+          return;
+      }
+    },
+    close(name: string) {
+      if (table) {
+        if (name === 'table:table' && table.atTop()) {
+          const shape = shapes[shapes.length - 1];
+          if (shape) shape.extra.push(...sheetElements(table.finish()).elements);
+          table = undefined;
+        } else table.close(name);
+        return;
+      }
+      if (name === 'draw:page') {
+        if (slide) slides.push(slide);
+        slide = undefined;
+        return;
+      }
+      if (name === 'presentation:notes') {
+        inNotes--;
+        return;
+      }
+      if (SHAPES.has(name) || name === 'draw:g') {
+        closeShape();
+        return;
+      }
+      switch (name) {
+        case 'svg:title':
+        case 'svg:desc': {
+          const shape = shapes[shapes.length - 1];
+          const text = altText.trim();
+          // The description is the fuller text; a title only fills in when there is none.
+          if (shape && text && (altTarget === 'desc' || !shape.alt)) shape.alt = text;
+          altTarget = undefined;
+          return;
+        }
+        case 'text:list':
+          lists.pop();
+          return;
+        case 'text:p':
+        case 'text:h':
+          if (paragraphDepth > 0) paragraphDepth--;
+          else closeParagraph();
+          return;
+        default:
+          return;
+      }
+    },
+    text(text: string) {
+      if (table) table.text(text);
+      else if (altTarget) altText += text;
+      else if (paragraph) paragraph.text += text;
+    },
+  });
+  return slides;
+
+  function closeParagraph(): void {
+    const shape = shapes[shapes.length - 1];
+    if (paragraph && shape) {
+      if (shape.cls === 'notes') {
+        if (paragraph.text.trim()) slide?.notes.push(paragraph.text.trim());
+      } else shape.paragraphs.push(paragraph);
+    }
+    paragraph = undefined;
+  }
+
+  function closeShape(): void {
+    const shape = shapes.pop();
+    if (!shape) return;
+    if (shape.alt && shape.paragraphs.length === 0 && shape.extra.length === 0) shape.extra.push({ kind: 'image', text: '', alt: shape.alt });
+    if (shape.kind === 'group' && shape.y === undefined) {
+      const first = readingOrder(shape.children, SAME_LINE_MM)[0];
+      if (first?.y !== undefined) [shape.x, shape.y] = [first.x, first.y];
+    }
+  }
+}
+
+/** Bulleted or numbered from the innermost list that names a style (nested lists inherit it). */
+function bulletOf(lists: readonly ListFrame[], numbered: Map<string, Set<number>>): Paragraph['bullet'] {
+  for (let i = lists.length - 1; i >= 0; i--) {
+    const style = lists[i]!.style;
+    if (style !== undefined) return numbered.get(style)?.has(lists.length) ? 'auto' : 'char';
+  }
+  return 'char';
+}
+
+function slideElements(slide: Slide): ElementDraft[] {
+  const out: ElementDraft[] = [];
+  const titles = slide.shapes.filter((s) => s.cls === 'title');
+  const titleSlide = slide.shapes.some((s) => s.cls === 'subtitle');
+  for (const title of titles) {
+    const text = title.paragraphs.map((p) => p.text.trim()).filter(Boolean).join(' ');
+    if (text) out.push({ kind: 'heading', level: titleSlide ? 1 : 2, text });
+  }
+  const emit = (shape: OdpShape): void => {
+    if (shape.kind === 'group') {
+      for (const child of readingOrder(shape.children, SAME_LINE_MM)) emit(child);
+      return;
+    }
+    if (shape.cls && FURNITURE_CLASSES.has(shape.cls)) {
+      const text = shape.paragraphs.map((p) => p.text.trim()).filter(Boolean).join(' ');
+      if (text) out.push({ kind: 'page-furniture', text });
+      return;
+    }
+    out.push(...paragraphElements(shape.paragraphs, false), ...shape.extra);
+  };
+  for (const shape of readingOrder(slide.shapes.filter((s) => s.cls !== 'title'), SAME_LINE_MM)) emit(shape);
+  if (slide.notes.length > 0) out.push({ kind: 'paragraph', text: `Notes: ${slide.notes.join('\n')}` });
+  return out;
+}
+
+const UNIT_MM: Record<string, number> = { mm: 1, cm: 10, in: 25.4, pt: 25.4 / 72, pc: 25.4 / 6, px: 25.4 / 96 };
+const LENGTH = /^(-?\d*\.?\d+)\s*(mm|cm|in|pt|pc|px)?$/;
+
+/** An ODF length ("2.5cm", "72pt") in millimetres. */
+function length(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const m = LENGTH.exec(value.trim());
+  if (!m) return undefined;
+  return Number(m[1]) * (UNIT_MM[m[2] ?? 'mm'] ?? 1);
+}

@@ -1,0 +1,332 @@
+import { ZipArchive } from '../archive/zip.js';
+import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import { GroundworkError } from '../errors.js';
+import { readRelationships } from './docx.js';
+import { readOfficeProperties } from './docx-properties.js';
+import { readChart } from './pptx-chart.js';
+import { readShapeTree, type Paragraph, type Shape } from './pptx-slide.js';
+import type { ParseInput, ParserDefinition } from './types.js';
+import { tableText } from './xlsx-tables.js';
+import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js';
+
+/**
+ * PPTX: PresentationML read directly (ZipArchive + saxes). Choices, documented in
+ * docs/formats/slides-sheets.md:
+ * - slides in `p:sldIdLst` order (never by file name); each slide is one page, `page` = `slide` = its number;
+ * - the title placeholder is the slide's heading: level 1 for a title slide (`ctrTitle`), else level 2;
+ * - other shapes in reading order: top to bottom, shapes whose tops lie within 3% of the slide
+ *   height read left to right; a placeholder without its own position takes its layout's (or master's);
+ *   groups are read as a unit at their position, their children in reading order inside;
+ * - paragraphs with a bullet (`a:buChar`, or inherited in a body/content placeholder) are list
+ *   items at their `lvl`; `a:buAutoNum` makes them ordered and numbered; `a:buNone` makes paragraphs;
+ * - tables with spans, charts as a caption plus a table of their cached values, diagrams (SmartArt)
+ *   as their node texts, pictures with alt text as image elements;
+ * - speaker notes as one paragraph `Notes: ...` after the slide's content;
+ * - footer, date and slide-number placeholders as page furniture.
+ */
+
+const MIME = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
+const SLIDE_HEIGHT_DEFAULT = 6_858_000;
+/** Shapes whose tops differ by less than this share of the slide height are on one visual line. */
+const SAME_LINE = 0.03;
+const TITLE_TYPES = new Set(['title', 'ctrTitle']);
+const FURNITURE_TYPES = new Set(['sldNum', 'ftr', 'dt', 'hdr', 'sldImg']);
+/** Placeholders whose paragraphs are bulleted unless they say otherwise (the master's body style). */
+const BULLETED_TYPES = new Set(['body', 'obj']);
+
+interface SlideContext {
+  zip: ZipArchive;
+  slide: number;
+  rels: Map<string, { type: string; target: string; external: boolean }>;
+  warnings: string[];
+  counters: { imagesWithoutAlt: number };
+}
+
+export const pptxParser: ParserDefinition = {
+  formats: ['pptx'],
+  version: '1',
+  textual: false,
+  parse(input: ParseInput): DocumentDraft {
+    const file = input.name;
+    const fileOption = file !== undefined ? { file } : {};
+    const zip = ZipArchive.open(input.bytes, fileOption);
+    const mainPart = findMainPart(zip);
+    if (!mainPart) throw new GroundworkError('CORRUPT', 'is not a PowerPoint presentation: the package has no ppt/presentation.xml', fileOption);
+    const presentation = parseXmlTree(zip.readText(mainPart));
+    const slideHeight = Number(child(presentation, 'p:sldSz')?.attributes['cy']) || SLIDE_HEIGHT_DEFAULT;
+    const rels = readRelationships(zip, mainPart);
+    const slideParts: string[] = [];
+    const warnings: string[] = [];
+    for (const id of children(child(presentation, 'p:sldIdLst'), 'p:sldId')) {
+      const rel = rels.get(id.attributes['r:id'] ?? '');
+      if (rel && !rel.external && zip.has(rel.target)) slideParts.push(rel.target);
+      else warnings.push(`slide ${slideParts.length + 1} is listed but its part is missing; skipped`);
+    }
+
+    const elements: ElementDraft[] = [];
+    const layouts = new LayoutPositions(zip);
+    const counters = { imagesWithoutAlt: 0 };
+    let firstHeading: string | undefined;
+    slideParts.forEach((part, i) => {
+      const slide = i + 1;
+      const ctx: SlideContext = { zip, slide, rels: readRelationships(zip, part), warnings, counters };
+      let xml: string;
+      let shapes: Shape[];
+      try {
+        xml = zip.readText(part);
+        shapes = readShapeTree(xml);
+      } catch (error) {
+        if (error instanceof GroundworkError && error.code === 'LIMIT_EXCEEDED') throw error;
+        warnings.push(`slide ${slide} could not be read (${(error as Error).message}); skipped`);
+        return;
+      }
+      if (HIDDEN_SLIDE.test(xml.slice(0, 2000))) warnings.push(`slide ${slide} is hidden in the presentation; its content is included`);
+      const layoutPart = [...ctx.rels.values()].find((r) => r.type === REL + 'slideLayout')?.target;
+      layouts.fill(shapes, layoutPart);
+      const slideElements = slideContent(shapes, ctx, slideHeight * SAME_LINE);
+      slideElements.push(...notes(ctx));
+      for (const el of slideElements) {
+        el.page = slide;
+        el.slide = slide;
+        if (firstHeading === undefined && el.kind === 'heading') firstHeading = el.text;
+      }
+      elements.push(...slideElements);
+    });
+    if (slideParts.length > 0 && elements.length === 0 && warnings.length === slideParts.length) {
+      throw new GroundworkError('CORRUPT', `none of the ${slideParts.length} slides could be read`, fileOption);
+    }
+    if (counters.imagesWithoutAlt > 0) warnings.push(`${counters.imagesWithoutAlt} picture(s) without alt text were skipped (no text to keep)`);
+
+    const props = readOfficeProperties(zip);
+    const title = props.title ?? firstHeading;
+    return {
+      format: 'pptx',
+      mime: MIME,
+      ...(title !== undefined && { title }),
+      ...(props.language !== undefined && { language: props.language }),
+      pageCount: slideParts.length,
+      metadata: { ...props.metadata, slides: slideParts.length },
+      elements,
+      warnings,
+    };
+  },
+};
+
+const HIDDEN_SLIDE = /<p:sld\b[^>]*\sshow="(?:0|false)"/;
+
+function findMainPart(zip: ZipArchive): string | undefined {
+  for (const rel of readRelationships(zip, '').values()) {
+    if (rel.type.endsWith('/officeDocument') && !rel.external && zip.has(rel.target)) return rel.target;
+  }
+  return zip.has('ppt/presentation.xml') ? 'ppt/presentation.xml' : undefined;
+}
+
+/**
+ * Positions of layout and master placeholders, for slide placeholders that inherit theirs:
+ * matched by `idx` first, then by type, as PowerPoint does.
+ */
+class LayoutPositions {
+  private readonly cache = new Map<string, Shape[]>();
+
+  constructor(private readonly zip: ZipArchive) {}
+
+  fill(shapes: readonly Shape[], layoutPart: string | undefined): void {
+    const missing = shapes.filter((s) => s.y === undefined && s.placeholder);
+    if (missing.length === 0 || !layoutPart) return;
+    const layout = this.placeholders(layoutPart);
+    const masterPart = [...readRelationships(this.zip, layoutPart).values()].find((r) => r.type === REL + 'slideMaster')?.target;
+    const master = masterPart ? this.placeholders(masterPart) : [];
+    for (const shape of missing) {
+      const found = matchPlaceholder(shape, layout) ?? matchPlaceholder(shape, master);
+      if (found) {
+        shape.x = found.x!;
+        shape.y = found.y!;
+      }
+    }
+  }
+
+  private placeholders(part: string): Shape[] {
+    let shapes = this.cache.get(part);
+    if (!shapes) {
+      try {
+        shapes = readShapeTree(this.zip.readText(part)).filter((s) => s.placeholder && s.y !== undefined);
+      } catch {
+        shapes = [];
+      }
+      this.cache.set(part, shapes);
+    }
+    return shapes;
+  }
+}
+
+function matchPlaceholder(shape: Shape, candidates: readonly Shape[]): Shape | undefined {
+  const ph = shape.placeholder!;
+  if (ph.idx !== undefined) {
+    const byIdx = candidates.find((c) => c.placeholder!.idx === ph.idx);
+    if (byIdx) return byIdx;
+  }
+  const type = ph.type === 'ctrTitle' ? 'title' : ph.type;
+  return candidates.find((c) => c.placeholder!.type === ph.type) ?? candidates.find((c) => (c.placeholder!.type === 'ctrTitle' ? 'title' : c.placeholder!.type) === type);
+}
+
+/** The slide's elements: title(s) first, then every other shape in reading order. */
+function slideContent(shapes: readonly Shape[], ctx: SlideContext, sameLine: number): ElementDraft[] {
+  const out: ElementDraft[] = [];
+  const titles = shapes.filter((s) => s.placeholder && TITLE_TYPES.has(s.placeholder.type));
+  for (const title of titles) {
+    const text = title.paragraphs.map((p) => p.text.trim()).filter(Boolean).join(' ');
+    if (text) out.push({ kind: 'heading', level: title.placeholder!.type === 'ctrTitle' ? 1 : 2, text });
+  }
+  const rest = shapes.filter((s) => !titles.includes(s));
+  for (const shape of readingOrder(rest, sameLine)) out.push(...shapeElements(shape, ctx, sameLine));
+  return out;
+}
+
+/**
+ * Top to bottom; shapes whose tops lie within `sameLine` of the first shape of a line read left to
+ * right. Shapes without any position keep their z-order after the positioned ones.
+ */
+export function readingOrder<T extends { x?: number; y?: number }>(shapes: readonly T[], sameLine: number): T[] {
+  const placed = shapes.filter((s) => s.y !== undefined).sort((a, b) => a.y! - b.y!);
+  const out: T[] = [];
+  for (let i = 0; i < placed.length; ) {
+    let j = i + 1;
+    while (j < placed.length && placed[j]!.y! - placed[i]!.y! <= sameLine) j++;
+    out.push(...placed.slice(i, j).sort((a, b) => (a.x ?? 0) - (b.x ?? 0)));
+    i = j;
+  }
+  for (const s of shapes) if (s.y === undefined) out.push(s);
+  return out;
+}
+
+function shapeElements(shape: Shape, ctx: SlideContext, sameLine: number): ElementDraft[] {
+  switch (shape.kind) {
+    case 'group':
+      return readingOrder(shape.children, sameLine).flatMap((c) => shapeElements(c, ctx, sameLine));
+    case 'table':
+      return shape.table ? [{ kind: 'table', text: tableText(shape.table.rows), table: shape.table }] : [];
+    case 'picture':
+      if (!shape.alt) {
+        ctx.counters.imagesWithoutAlt++;
+        return [];
+      }
+      return [{ kind: 'image', text: '', alt: shape.alt }];
+    case 'chart':
+      return chartElements(shape, ctx);
+    case 'diagram':
+      return diagramElements(shape, ctx);
+    default:
+      return textElements(shape);
+  }
+}
+
+function textElements(shape: Shape): ElementDraft[] {
+  const type = shape.placeholder?.type;
+  if (type && FURNITURE_TYPES.has(type)) {
+    const text = shape.paragraphs.map((p) => p.text.trim()).filter(Boolean).join(' ');
+    return text ? [{ kind: 'page-furniture', text }] : [];
+  }
+  return paragraphElements(shape.paragraphs, type !== undefined && BULLETED_TYPES.has(type));
+}
+
+/**
+ * Paragraphs to paragraphs and list items. Auto-numbering counts per level: a shallower item
+ * restarts the deeper levels, a paragraph without a bullet or a change of scheme restarts the level.
+ */
+export function paragraphElements(paragraphs: readonly Paragraph[], bulletedByDefault: boolean): ElementDraft[] {
+  const out: ElementDraft[] = [];
+  const counters: { scheme: string; next: number }[] = [];
+  for (const p of paragraphs) {
+    const text = p.text.trim();
+    if (!text) continue;
+    const bullet = p.bullet === 'inherit' ? (bulletedByDefault ? 'char' : 'none') : p.bullet;
+    if (bullet === 'none') {
+      counters.length = 0;
+      out.push({ kind: 'paragraph', text });
+      continue;
+    }
+    counters.length = Math.min(counters.length, p.level + 1);
+    if (bullet === 'char') {
+      counters[p.level] = { scheme: '', next: 1 };
+      out.push({ kind: 'list-item', text, depth: p.level, ordered: false });
+      continue;
+    }
+    const scheme = p.scheme ?? 'arabicPeriod';
+    let counter = counters[p.level];
+    if (!counter || counter.scheme !== scheme) counter = counters[p.level] = { scheme, next: p.startAt ?? 1 };
+    out.push({ kind: 'list-item', text, depth: p.level, ordered: true, number: counter.next++ });
+  }
+  return out;
+}
+
+function chartElements(shape: Shape, ctx: SlideContext): ElementDraft[] {
+  const part = shape.rel ? ctx.rels.get(shape.rel) : undefined;
+  const xml = part && !part.external ? ctx.zip.readTextIfPresent(part.target) : undefined;
+  if (!xml) return shape.alt ? [{ kind: 'image', text: '', alt: shape.alt }] : [];
+  try {
+    const chart = readChart(xml);
+    const out: ElementDraft[] = [];
+    if (chart.title) out.push({ kind: 'caption', text: chart.title });
+    if (chart.table) out.push({ kind: 'table', text: tableText(chart.table.rows), table: chart.table });
+    return out;
+  } catch (error) {
+    ctx.warnings.push(`slide ${ctx.slide}: chart '${part!.target}' could not be read (${(error as Error).message})`);
+    return [];
+  }
+}
+
+/** SmartArt: the text of each data-model node (not the connections between them), as list items. */
+function diagramElements(shape: Shape, ctx: SlideContext): ElementDraft[] {
+  const part = shape.rel ? ctx.rels.get(shape.rel) : undefined;
+  const xml = part && !part.external ? ctx.zip.readTextIfPresent(part.target) : undefined;
+  if (!xml) return [];
+  try {
+    const out: ElementDraft[] = [];
+    const points = child(parseXmlTree(xml), 'dgm:ptLst');
+    for (const pt of children(points, 'dgm:pt')) {
+      const type = pt.attributes['type'] ?? 'node';
+      if (type !== 'node') continue;
+      for (const p of findAll(child(pt, 'dgm:t'), 'a:p')) {
+        const text = deepText(p).trim();
+        if (text) out.push({ kind: 'list-item', text, depth: 0, ordered: false });
+      }
+    }
+    return out;
+  } catch (error) {
+    ctx.warnings.push(`slide ${ctx.slide}: diagram '${part!.target}' could not be read (${(error as Error).message})`);
+    return [];
+  }
+}
+
+function findAll(node: XmlNode | undefined, name: string, into: XmlNode[] = []): XmlNode[] {
+  if (!node) return into;
+  for (const c of node.children) {
+    if (c.name === name) into.push(c);
+    else findAll(c, name, into);
+  }
+  return into;
+}
+
+/** The slide's speaker notes: the notes slide's body placeholder, as one `Notes:` paragraph. */
+function notes(ctx: SlideContext): ElementDraft[] {
+  const part = [...ctx.rels.values()].find((r) => r.type === REL + 'notesSlide' && !r.external)?.target;
+  const xml = part ? ctx.zip.readTextIfPresent(part) : undefined;
+  if (!xml) return [];
+  let shapes: Shape[];
+  try {
+    shapes = readShapeTree(xml);
+  } catch (error) {
+    ctx.warnings.push(`slide ${ctx.slide}: speaker notes could not be read (${(error as Error).message})`);
+    return [];
+  }
+  const lines: string[] = [];
+  const collect = (list: readonly Shape[]): void => {
+    for (const s of list) {
+      if (s.kind === 'group') collect(s.children);
+      else if (s.placeholder?.type === 'body') for (const p of s.paragraphs) if (p.text.trim()) lines.push(p.text.trim());
+    }
+  };
+  collect(shapes);
+  return lines.length > 0 ? [{ kind: 'paragraph', text: `Notes: ${lines.join('\n')}` }] : [];
+}

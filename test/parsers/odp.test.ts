@@ -1,0 +1,61 @@
+import { strToU8, zipSync } from 'fflate';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { parse } from '../../src/parse.js';
+import { odpParser } from '../../src/parsers/odp.js';
+import { registerParser } from '../../src/parsers/registry.js';
+
+beforeAll(() => registerParser(odpParser));
+
+const NS =
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0"';
+
+const frame = (cls: string, y: string, inner: string, x = '2cm'): string =>
+  `<draw:frame presentation:class="${cls}" svg:x="${x}" svg:y="${y}" svg:width="20cm" svg:height="3cm"><draw:text-box>${inner}</draw:text-box></draw:frame>`;
+
+function odp(): Uint8Array {
+  const styles = '<office:automatic-styles><text:list-style style:name="L2"><text:list-level-style-number text:level="1" style:num-format="1"/></text:list-style></office:automatic-styles>';
+  const page1 = `<draw:page draw:name="p1">${frame('title', '1cm', '<text:p>Launch plan</text:p>')}${frame('subtitle', '5cm', '<text:p>Spring 2025</text:p>')}</draw:page>`;
+  const page2 =
+    '<draw:page draw:name="p2">' +
+    frame('outline', '12cm', '<text:p>Footnote text at the bottom</text:p>') +
+    frame('outline', '4cm', '<text:list><text:list-item><text:p>Market</text:p><text:list><text:list-item><text:p>Europe</text:p></text:list-item></text:list></text:list-item></text:list>') +
+    frame('outline', '4.1cm', '<text:list text:style-name="L2"><text:list-item><text:p>Build</text:p></text:list-item><text:list-item><text:p>Ship</text:p></text:list-item></text:list>', '15cm') +
+    frame('title', '1cm', '<text:p>Agenda</text:p>') +
+    '<draw:frame svg:x="2cm" svg:y="8cm"><table:table><table:table-row><table:table-cell><text:p>Phase</text:p></table:table-cell><table:table-cell><text:p>Weeks</text:p></table:table-cell></table:table-row><table:table-row><table:table-cell office:value-type="float" office:value="1"><text:p>Pilot</text:p></table:table-cell><table:table-cell office:value-type="float" office:value="6"><text:p>6</text:p></table:table-cell></table:table-row></table:table></draw:frame>' +
+    '<draw:frame svg:x="2cm" svg:y="10cm"><draw:image/><svg:title>Logo</svg:title><svg:desc>Company logo, blue</svg:desc></draw:frame>' +
+    frame('page-number', '18cm', '<text:p>2</text:p>') +
+    `<presentation:notes><draw:page-thumbnail/>${frame('notes', '1cm', '<text:p>Say hello.</text:p>')}</presentation:notes>` +
+    '</draw:page>';
+  return zipSync({
+    mimetype: strToU8('application/vnd.oasis.opendocument.presentation'),
+    'content.xml': strToU8(`<office:document-content ${NS}>${styles}<office:body><office:presentation>${page1}${page2}</office:presentation></office:body></office:document-content>`),
+  });
+}
+
+describe('odp parser', () => {
+  test('one page per slide, titles as headings, reading order, lists, tables, images, notes', async () => {
+    const doc = await parse(odp(), { name: 'deck.odp' });
+    expect(doc.format).toBe('odp');
+    expect(doc.pageCount).toBe(2);
+    expect(doc.title).toBe('Launch plan');
+    expect(doc.elements.filter((e) => e.kind === 'heading').map((e) => [e.text, e.level, e.slide, e.page])).toEqual([
+      ['Launch plan', 1, 1, 1],
+      ['Agenda', 2, 2, 2],
+    ]);
+    const slide2 = doc.elements.filter((e) => e.slide === 2 && e.kind !== 'page-furniture');
+    expect(slide2.map((e) => [e.kind, e.text.split('\n')[0], e.depth, e.ordered, e.number])).toEqual([
+      ['heading', 'Agenda', undefined, undefined, undefined],
+      ['list-item', 'Market', 0, false, undefined],
+      ['list-item', 'Europe', 1, false, undefined],
+      ['list-item', 'Build', 0, true, 1],
+      ['list-item', 'Ship', 0, true, 2],
+      ['table', 'Phase\tWeeks', undefined, undefined, undefined],
+      ['image', '', undefined, undefined, undefined],
+      ['paragraph', 'Footnote text at the bottom', undefined, undefined, undefined],
+      ['paragraph', 'Notes: Say hello.', undefined, undefined, undefined],
+    ]);
+    expect(slide2.find((e) => e.kind === 'image')?.alt).toBe('Company logo, blue');
+    expect(slide2.find((e) => e.kind === 'table')?.table?.rows.map((r) => r.map((c) => c.text))).toEqual([['Phase', 'Weeks'], ['Pilot', '6']]);
+    expect(doc.elements.find((e) => e.kind === 'page-furniture')?.text).toBe('2');
+  });
+});

@@ -3,10 +3,10 @@ import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import { DocxWalker, type DocxContext } from './docx-body.js';
 import { DocxNumbering } from './docx-numbering.js';
-import { readOfficeProperties } from './docx-properties.js';
+import { readOfficeProperties } from './ooxml-properties.js';
+import { readRelationships, type Relationship } from './ooxml-package.js';
 import { parseStyles } from './docx-styles.js';
 import type { ParseInput, ParserDefinition } from './types.js';
-import { children, parseXmlTree } from './xml.js';
 
 /**
  * DOCX: the WordprocessingML parts read directly (ZipArchive + saxes), 5-20x faster than mammoth
@@ -18,12 +18,6 @@ import { children, parseXmlTree } from './xml.js';
 
 const MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
-
-interface Relationship {
-  type: string;
-  target: string;
-  external: boolean;
-}
 
 export const docxParser: ParserDefinition = {
   formats: ['docx'],
@@ -89,34 +83,6 @@ function findMainPart(zip: ZipArchive): string | undefined {
   return zip.has('word/document.xml') ? 'word/document.xml' : undefined;
 }
 
-/** Relationships of a part (`word/document.xml` -> `word/_rels/document.xml.rels`), targets resolved to package paths. */
-export function readRelationships(zip: ZipArchive, part: string): Map<string, Relationship> {
-  const slash = part.lastIndexOf('/');
-  const dir = slash < 0 ? '' : part.slice(0, slash + 1);
-  const relsPath = `${dir}_rels/${part.slice(slash + 1)}.rels`;
-  const out = new Map<string, Relationship>();
-  const xml = zip.readTextIfPresent(relsPath);
-  if (!xml) return out;
-  for (const rel of children(parseXmlTree(xml), 'Relationship')) {
-    const id = rel.attributes['Id'];
-    const target = rel.attributes['Target'];
-    if (!id || target === undefined) continue;
-    const external = rel.attributes['TargetMode'] === 'External';
-    out.set(id, { type: rel.attributes['Type'] ?? '', target: external ? target : resolvePartPath(dir, target), external });
-  }
-  return out;
-}
-
-/** A relative part target resolved against its folder; `..` segments are resolved, never escape the root. */
-export function resolvePartPath(dir: string, target: string): string {
-  const segments = target.startsWith('/') ? [] : dir.split('/').filter(Boolean);
-  for (const segment of target.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') segments.pop();
-    else segments.push(segment);
-  }
-  return segments.join('/');
-}
 
 function readPart(zip: ZipArchive, part: string | undefined): string | undefined {
   return part ? zip.readTextIfPresent(part) : undefined;

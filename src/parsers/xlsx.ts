@@ -1,8 +1,8 @@
 import { ZipArchive } from '../archive/zip.js';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
-import { readRelationships } from './docx.js';
-import { readOfficeProperties } from './docx-properties.js';
+import { readRelationships } from './ooxml-package.js';
+import { readOfficeProperties } from './ooxml-properties.js';
 import type { ParseInput, ParserDefinition } from './types.js';
 import { readCellFormats, readSharedStrings, readSheet } from './xlsx-sheet.js';
 import { sheetElements } from './xlsx-tables.js';

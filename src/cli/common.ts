@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { GroundworkError } from '../errors.js';
+import { defaultLibraryDir, Library } from '../library/library.js';
 import { parse } from '../parse.js';
 import { supportedFormats } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
@@ -67,4 +71,93 @@ export async function parseFileArg(io: CliIO, file: string, options: ParseOption
 /** Parser warnings go to stderr so stdout stays the document or the chunks. */
 export function printWarnings(io: CliIO, label: string, doc: Document): void {
   for (const warning of doc.warnings) io.err(`groundwork: ${label}: warning: ${warning}\n`);
+}
+
+/** `--library DIR`, accepted by every command that reads or writes a library. */
+export const LIBRARY_FLAG_SPEC = { library: { type: 'string', short: 'L' } } as const satisfies OptionSpecs;
+
+export const LIBRARY_FLAG_HELP = `  -L, --library DIR     the library folder (default: $GROUNDWORK_HOME, else ./.groundwork)`;
+
+/** The folder `--library` names, else the library default ($GROUNDWORK_HOME or ./.groundwork). */
+export function libraryDirFrom(args: ParsedArgs): string {
+  const dir = stringValue(args, 'library');
+  if (dir !== undefined && dir.trim() === '') throw new UsageError('--library needs a folder');
+  return dir !== undefined ? resolve(dir) : defaultLibraryDir();
+}
+
+/**
+ * Opens an existing library for the commands that only read or remove: they must not create an
+ * empty library where the user mistyped a folder.
+ */
+export async function openExistingLibrary(args: ParsedArgs): Promise<Library> {
+  const dir = libraryDirFrom(args);
+  if (!existsSync(join(dir, LIBRARY_FILE))) {
+    throw new GroundworkError('IO', `no library here (no ${LIBRARY_FILE}); create one with 'groundwork ingest PATH --library ${dir}'`, { file: dir });
+  }
+  return Library.open(dir);
+}
+
+const LIBRARY_FILE = 'library.sqlite';
+
+/** A path as a user would type it: relative to the working folder when it is inside it. */
+export function displayPath(path: string | null): string {
+  if (path === null) return '(no path)';
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** Terminal columns a string takes: CJK and full-width characters take two. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += WIDE.test(ch) ? 2 : 1;
+  return width;
+}
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{1f300}-\u{1faff}]|[\u{20000}-\u{3fffd}]/u;
+
+/** Cuts `text` to at most `width` columns, marking a cut with `…` (never splits a code point). */
+export function truncateToWidth(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (displayWidth(text) <= width) return text;
+  let used = 1;
+  let out = '';
+  for (const ch of text) {
+    const w = WIDE.test(ch) ? 2 : 1;
+    if (used + w > width) break;
+    out += ch;
+    used += w;
+  }
+  return `${out}…`;
+}
+
+/**
+ * A pipe table (readable in a terminal and valid Markdown); columns listed in `right` are
+ * right-aligned, for numbers.
+ */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], right: readonly number[] = []): string {
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...rows.map((row) => displayWidth(row[i] ?? ''))));
+  const pad = (cell: string, i: number) => {
+    const fill = ' '.repeat(widths[i]! - displayWidth(cell));
+    return right.includes(i) ? fill + cell : cell + fill;
+  };
+  const line = (cells: readonly string[]) => `| ${header.map((_, i) => pad(cells[i] ?? '', i)).join(' | ')} |\n`;
+  const rule = `|${widths.map((w, i) => ` ${'-'.repeat(Math.max(1, w - (right.includes(i) ? 1 : 0)))}${right.includes(i) ? ':' : ''} |`).join('')}\n`;
+  return line(header) + rule + rows.map(line).join('');
+}
+
+/** `1536` -> `1.5 KB`; binary units (1 KB = 1024 bytes), as `--max-file-size` reads them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 100 ? value.toFixed(0) : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `n noun(s)`. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

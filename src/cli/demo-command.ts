@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chunk, type ChunkOptions } from '../chunk.js';
@@ -6,27 +7,48 @@ import type { Chunk } from '../chunkers/types.js';
 import { GroundworkError } from '../errors.js';
 import { parse } from '../parse.js';
 import type { ParseOptions } from '../parsers/types.js';
-import { flag, parseCommandArgs, UsageError } from './args.js';
+import { Library } from '../library/library.js';
+import { flag, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { effectiveTokenizer, validateChunkOptions } from './chunk-options.js';
-import { CHUNK_FLAG_SPECS, HELP_FLAG_SPEC, PARSE_FLAG_SPECS, PARSE_FLAGS_HELP, parseOptionsFrom } from './common.js';
+import {
+  CHUNK_FLAG_SPECS,
+  count,
+  formatTable,
+  HELP_FLAG_SPEC,
+  LIBRARY_FLAG_SPEC,
+  PARSE_FLAG_SPECS,
+  PARSE_FLAGS_HELP,
+  parseOptionsFrom,
+} from './common.js';
+import { formatReport, ingestOptionsFrom } from './ingest-command.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
+import { formatHit } from './search-command.js';
 
 /** The bundled samples sit two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export const SAMPLES_DIR = fileURLToPath(new URL('../../samples/', import.meta.url));
 
-export const DEMO_HELP = `Usage: groundwork demo [DIR] [chunk options] [parse options]
+/** Queries that find real content in the bundled samples: one English, one Chinese 2-character word. */
+export const DEMO_QUERIES = ['late returns', '充电'];
+const DEMO_HITS = 3;
 
-Parses and chunks every file in DIR (default: the bundled samples, English and Chinese, in several
-formats and text encodings) and prints, per file, what was found and one sample chunk, then a table.
+export const DEMO_HELP = `Usage: groundwork demo [DIR] [--library DIR] [--query Q ...] [chunk options] [parse options]
+
+A tour in two parts. First it parses and chunks every file in DIR (default: the bundled samples,
+English and Chinese, in several formats and text encodings) and prints, per file, what was found and
+one sample chunk, then a table. Then it ingests the same files into a library and runs searches
+(default: ${DEMO_QUERIES.map((q) => JSON.stringify(q)).join(' and ')}), printing the top ${DEMO_HITS} hits of each.
 A file that fails is reported with its reason and the run goes on (exit code 1 at the end).
+
+  --library DIR         ingest into DIR and keep it (default: a temporary library, deleted after)
+  --query Q             search for Q instead of the default queries; repeatable
 
 ${CHUNK_FLAGS_HELP}
 
 ${PARSE_FLAGS_HELP}
 `;
 
-const SPECS = { ...HELP_FLAG_SPEC, ...PARSE_FLAG_SPECS, ...CHUNK_FLAG_SPECS } as const;
+const SPECS = { ...HELP_FLAG_SPEC, ...PARSE_FLAG_SPECS, ...CHUNK_FLAG_SPECS, ...LIBRARY_FLAG_SPEC, query: { type: 'string', multiple: true } } as const;
 
 interface FileResult {
   file: string;
@@ -60,9 +82,32 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<n
     io.out(`\n${summaryTable(results)}`);
     const failed = results.filter((r) => r.error !== undefined).length;
     io.out(`\n${results.length - failed} of ${results.length} files parsed and chunked${failed ? `, ${failed} failed (reasons above)` : ''}.\n`);
+    await demoLibrary(io, args, dir, parseOptions);
     return failed > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     return reportError(io, error, 'demo');
+  }
+}
+
+/** Part two: the same files ingested into a library, then searched. */
+async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOptions: ParseOptions): Promise<void> {
+  const kept = stringValue(args, 'library');
+  const libraryDir = kept ?? (await mkdtemp(join(tmpdir(), 'groundwork-demo-')));
+  const library = await Library.open(libraryDir);
+  try {
+    const options = ingestOptionsFrom(args, library.settings.strategy);
+    // Only the folder's own files, as the tour above listed them (not its subfolders).
+    const report = await library.addFiles(dir, { ...options, parseOptions, include: ['*'] });
+    io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, library.dir, options.strategy)}`);
+    const queries = stringValues(args, 'query');
+    for (const query of queries.length > 0 ? queries : DEMO_QUERIES) {
+      const hits = library.search(query, { k: DEMO_HITS });
+      io.out(`\nSearch ${JSON.stringify(query)}: ${hits.length === 0 ? 'no results' : `top ${count(hits.length, 'hit')}`}\n`);
+      io.out(hits.map((hit, i) => formatHit(hit, i + 1, false)).join('\n'));
+    }
+  } finally {
+    library.close();
+    if (kept === undefined) await rm(libraryDir, { recursive: true, force: true });
   }
 }
 
@@ -111,10 +156,6 @@ export function chunkPreview(c: Chunk, total: number): string {
   return `  sample: chunk ${c.index + 1} of ${total} | ${c.tokens} tokens | ${c.kind}${pages}${path}\n${shown.join('\n')}\n`;
 }
 
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
 function summaryTable(results: readonly FileResult[]): string {
   const header = ['file', 'format', 'encoding', 'elements', 'chunks', 'tokens'];
   const rows = results.map((r) =>
@@ -122,15 +163,5 @@ function summaryTable(results: readonly FileResult[]): string {
       ? [r.file, `failed: ${r.error}`, '', '', '', '']
       : [r.file, r.format, r.encoding, String(r.elements), String(r.chunks), String(r.tokens)],
   );
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => displayWidth(row[i]!))));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell + ' '.repeat(widths[i]! - displayWidth(cell))).join(' | ')} |\n`;
-  return line(header) + `|${widths.map((w) => ` ${'-'.repeat(w)} |`).join('')}\n` + rows.map(line).join('');
+  return formatTable(header, rows);
 }
-
-/** Terminal columns: CJK and full-width characters take two. */
-function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += WIDE.test(ch) ? 2 : 1;
-  return width;
-}
-const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|[\u{20000}-\u{3fffd}]/u;

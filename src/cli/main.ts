@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-import { readProcessStdin, type CliIO } from './io.js';
+import { readProcessStdin } from './io.js';
+import type { TerminalIO } from './progress.js';
 import { run } from './run.js';
 
-const processIO: CliIO = {
+const processIO: TerminalIO = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   readStdin: readProcessStdin,
+  terminal: {
+    errIsTTY: process.stderr.isTTY === true,
+    outIsTTY: process.stdout.isTTY === true,
+    columns: () => process.stderr.columns || 80,
+    color: !process.env.NO_COLOR,
+  },
 };
 
 // A closed pipe (`groundwork chunk f | head`) is the reader's choice, not an error.

@@ -3,8 +3,11 @@ import { DEFAULT_STRATEGY, listChunkers } from '../chunkers/registry.js';
 import { supportedFormats } from '../parsers/registry.js';
 import { chunkCommand, chunkHelp } from './chunk-command.js';
 import { DEMO_HELP, demoCommand } from './demo-command.js';
+import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
+import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
+import { SEARCH_HELP, searchCommand } from './search-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export function version(): string {
@@ -16,15 +19,24 @@ function mainHelp(): string {
   const strategies = listChunkers()
     .map((c) => (c.name === DEFAULT_STRATEGY ? `${c.name} (default)` : c.name))
     .join(', ');
-  return `groundwork ${version()}: parse documents into one model and chunk them for RAG
+  return `groundwork ${version()}: parse documents into one model, chunk them for RAG, search them
 
 Usage: groundwork <command> [options]
 
 Commands:
-  demo [DIR]      parse and chunk the bundled samples (or the files in DIR) and show the result
+  ingest PATH...  add files and folders to the library (parse, chunk, index); report what changed
+  search QUERY    full-text search (English and Chinese) over the library's blocks
+  ls              list the library's documents
+  show DOC        one document's fields (--blocks: and its blocks)
+  rm DOC          remove a document from the library
+  stats           counts of documents, blocks, tokens, formats
+  export          every block as JSONL: our own shape, LangChain Documents or LlamaIndex TextNodes
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
+  demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
+
+The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork).
 
 Options:
   -h, --help      show this help
@@ -39,9 +51,16 @@ Docs: docs/cli.md
 type Command = (argv: readonly string[], io: CliIO) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; help: () => string }> = {
-  demo: { run: demoCommand, help: () => DEMO_HELP },
+  ingest: { run: ingestCommand, help: () => INGEST_HELP },
+  search: { run: searchCommand, help: () => SEARCH_HELP },
+  ls: { run: lsCommand, help: () => LS_HELP },
+  show: { run: showCommand, help: () => SHOW_HELP },
+  rm: { run: rmCommand, help: () => RM_HELP },
+  stats: { run: statsCommand, help: () => STATS_HELP },
+  export: { run: exportCommand, help: () => EXPORT_HELP },
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },
+  demo: { run: demoCommand, help: () => DEMO_HELP },
 };
 
 /** Runs one command line and returns the exit code; never calls process.exit, so output drains. */

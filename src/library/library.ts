@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync } from 'node:fs';
 import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -318,7 +318,7 @@ export class Library {
 
   /** A document by id, id prefix, or one of its paths. */
   document(idOrPath: string): StoredDocument | undefined {
-    return this.store.getDocument(idOrPath.includes('/') ? resolve(idOrPath) : idOrPath) ?? this.store.getDocument(idOrPath);
+    return this.store.getDocument(idOrPath) ?? this.store.getDocument(resolve(idOrPath));
   }
 
   blocks(docId: string): Block[] {
@@ -329,9 +329,13 @@ export class Library {
     return this.store.iterateBlocks();
   }
 
+  /** Removes a document, its blocks, its search rows and its kept original. */
   remove(idOrPath: string): StoredDocument | undefined {
     const doc = this.document(idOrPath);
-    if (doc) this.store.removeDocument(doc.id);
+    if (doc) {
+      this.store.removeDocument(doc.id);
+      if (doc.original) rmSync(join(this.dir, doc.original), { force: true });
+    }
     return doc;
   }
 

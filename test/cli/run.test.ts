@@ -32,9 +32,9 @@ const sample = (name: string) => join(SAMPLES, name);
 describe('run: commands and options', () => {
   test('no command, an unknown command, help topics', async () => {
     expect((await runInProcess([])).code).toBe(2);
-    const unknown = await runInProcess(['ingest']);
+    const unknown = await runInProcess(['ingets']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'ingest'");
+    expect(unknown.stderr).toContain("unknown command 'ingets'");
     expect((await runInProcess(['--nope'])).stderr).toContain("unknown option '--nope'");
     const help = await runInProcess(['help', 'chunk']);
     expect(help.code).toBe(0);

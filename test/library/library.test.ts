@@ -167,6 +167,7 @@ describe('Library.remove and stats', () => {
     const before = lib.stats();
     const removed = lib.remove(join(dir, 'manual-zh.md'))!;
     expect(removed.title).toBe('合同总则');
+    expect(existsSync(join(lib.dir, removed.original!))).toBe(false);
     expect(lib.search('前提条件')).toEqual([]);
     const after = lib.stats();
     expect(after.documents).toBe(before.documents - 1);

@@ -1,0 +1,224 @@
+import { stat } from 'node:fs/promises';
+import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
+import { GroundworkError } from '../errors.js';
+import { Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
+import type { ParseOptions } from '../parsers/types.js';
+import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
+import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
+import { validateChunkOptions } from './chunk-options.js';
+import {
+  CHUNK_FLAG_SPECS,
+  count,
+  displayPath,
+  formatTable,
+  HELP_FLAG_SPEC,
+  LIBRARY_FLAG_HELP,
+  LIBRARY_FLAG_SPEC,
+  libraryDirFrom,
+} from './common.js';
+import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
+import { ProgressLine, terminalOf } from './progress.js';
+
+export const INGEST_HELP = `Usage: groundwork ingest PATH... [options]
+
+Adds files and folders (recursively; hidden files and the library's own folder are skipped) to the
+library: each file is detected, parsed, chunked into blocks and indexed for search. Content is
+deduplicated by hash, never by name; unchanged files are skipped without being read again, and a
+changed file replaces its old blocks. A file that fails is rejected with its reason and the batch
+goes on.
+
+Options:
+${LIBRARY_FLAG_HELP}
+  --include GLOB        only files whose path (relative to the folder given) matches; repeatable
+  --exclude GLOB        skip files whose path matches; repeatable (e.g. --exclude '**/drafts/**')
+  --max-file-size SIZE  reject larger files with TOO_LARGE: bytes, or with a unit: 10MB, 512KB, 1GB
+                        (binary units: 1MB = 1024 KB; default 512MB)
+  --no-copy             do not keep a copy of each original under the library's files/ folder
+  --dry-run             parse and chunk, report what would change, write nothing
+  --workers N           parsing threads (default: the number of cores, at most 8; 0 = no threads)
+  --json                print the report as JSON instead of a table
+  --password P          password for encrypted PDFs
+  --json-keys a,b       JSON/JSONL: keys whose values become each record's text (default: text)
+  --keep-boilerplate    HTML: keep navigation, headers and footers (default: main content only)
+
+${CHUNK_FLAGS_HELP}
+
+On a terminal, a progress line (files, MB, rate, ETA, current file) is drawn on stderr.
+The report lists documents added, updated and unchanged, blocks, pages, tables, images, the number
+of files parsed, the duration, and every rejected file with its code, reason and what to do.
+
+Exit codes: 0 the batch ran (even if some files were rejected); 1 a PATH does not exist (nothing is
+ingested), or files were found but none could be stored; 2 usage error.
+`;
+
+const SPECS = {
+  ...HELP_FLAG_SPEC,
+  ...LIBRARY_FLAG_SPEC,
+  ...CHUNK_FLAG_SPECS,
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  'max-file-size': { type: 'string' },
+  'no-copy': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  workers: { type: 'string' },
+  json: { type: 'boolean' },
+  password: { type: 'string' },
+  'json-keys': { type: 'string' },
+  'keep-boilerplate': { type: 'boolean' },
+} as const;
+
+export async function ingestCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let library: Library | undefined;
+  try {
+    const args = parseCommandArgs(argv, SPECS);
+    if (flag(args, 'help')) {
+      io.out(INGEST_HELP);
+      return EXIT_OK;
+    }
+    if (args.positionals.length === 0) throw new UsageError('missing PATH (files or folders to add)');
+    const options = ingestOptionsFrom(args, DEFAULT_STRATEGY);
+    const dir = libraryDirFrom(args);
+    // A mistyped path fails before anything is written: an ingest of half the intended set is
+    // easy to miss in a long report.
+    for (const path of args.positionals) await mustExist(path);
+
+    library = await Library.open(dir);
+    // Without --strategy, the library's own default strategy applies (a setting of the library).
+    const stored = library.settings.strategy;
+    const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
+
+    const terminal = terminalOf(io);
+    const progress = terminal?.errIsTTY ? new ProgressLine(io.err, terminal.columns) : undefined;
+    let report: IngestReport;
+    try {
+      report = await library.addFiles(args.positionals, { ...finalOptions, ...(progress && { onProgress: (p) => progress.update(p) }) });
+    } finally {
+      progress?.finish();
+    }
+
+    if (flag(args, 'json')) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else io.out(formatReport(report, library.dir, finalOptions.strategy ?? DEFAULT_STRATEGY));
+    const landed = report.docsAdded + report.docsUpdated + report.docsSkipped;
+    return landed === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;
+  } catch (error) {
+    return reportError(io, error, 'ingest');
+  } finally {
+    library?.close();
+  }
+}
+
+/** The library's ingest options from the flags; the chunk flags are mapped as `chunk` maps them. */
+export function ingestOptionsFrom(args: ParsedArgs, defaultStrategy: string): IngestOptions & { strategy: string } {
+  const flags = args.values.strategy === undefined ? { ...args, values: { ...args.values, strategy: defaultStrategy } } : args;
+  const chunkOptions = chunkOptionsFrom(flags);
+  validateChunkOptions(chunkOptions);
+  const { strategy = defaultStrategy, tokenizer, ...strategyOptions } = chunkOptions;
+  const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: strategyOptions };
+  if (tokenizer !== undefined) options.tokenizer = tokenizer;
+  const parseOptions = ingestParseOptions(args);
+  if (Object.keys(parseOptions).length > 0) options.parseOptions = parseOptions;
+  const include = stringValues(args, 'include');
+  const exclude = stringValues(args, 'exclude');
+  if (include.length > 0) options.include = include;
+  if (exclude.length > 0) options.exclude = exclude;
+  const maxSize = stringValue(args, 'max-file-size');
+  if (maxSize !== undefined) options.maxFileSize = parseSize(maxSize, '--max-file-size');
+  if (flag(args, 'no-copy')) options.copyFiles = false;
+  if (flag(args, 'dry-run')) options.dryRun = true;
+  const workers = integerValue(args, 'workers', 0);
+  if (workers !== undefined) options.workers = workers;
+  return options;
+}
+
+function ingestParseOptions(args: ParsedArgs): ParseOptions {
+  const options: ParseOptions = {};
+  const keys = stringValue(args, 'json-keys');
+  if (keys !== undefined) {
+    const list = keys.split(',').map((k) => k.trim()).filter((k) => k !== '');
+    if (list.length === 0) throw new UsageError('--json-keys needs at least one key name');
+    options.jsonKeys = list;
+  }
+  if (flag(args, 'keep-boilerplate')) options.htmlMainContent = false;
+  const password = stringValue(args, 'password');
+  if (password !== undefined) options.password = password;
+  return options;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
+const SIZE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
+
+/** `10MB` -> 10485760: bytes, or a number with a binary unit (K, KB, KiB, M, MB, MiB, G, GB, GiB). */
+export function parseSize(raw: string, flagName: string): number {
+  const match = SIZE.exec(raw.trim());
+  const unit = match ? SIZE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new UsageError(`${flagName} must be a size in bytes or with a unit (e.g. 1048576, 512KB, 10MB, 1GB), got '${raw}'`);
+  }
+  return bytes;
+}
+
+async function mustExist(path: string): Promise<void> {
+  try {
+    await stat(path);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file or folder' : (cause as Error).message;
+    throw new GroundworkError('IO', `${reason}; nothing was ingested`, { file: path, cause });
+  }
+}
+
+/** The readable report: what changed, then every rejected file with what to do about it. */
+export function formatReport(report: IngestReport, libraryDir: string, strategy: string): string {
+  const rows: [string, string][] = [
+    ['documents added', String(report.docsAdded)],
+    ['documents updated', String(report.docsUpdated)],
+    ['documents unchanged', String(report.docsSkipped)],
+    ['blocks', String(report.blocksAdded)],
+    ['pages', String(report.pagesAdded)],
+    ['tables', String(report.tablesAdded)],
+    ['images', String(report.imagesAdded)],
+    ['files parsed', String(report.parsed)],
+    ['files rejected', String(report.rejected.length)],
+    ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
+  ];
+  const title = report.dryRun
+    ? `Dry run (nothing written) for ${displayPath(libraryDir)}, strategy ${strategy}`
+    : `Library ${displayPath(libraryDir)}, strategy ${strategy}`;
+  let text = `${title}\n\n${formatTable(['', 'count'], rows, [1])}`;
+  if (report.rejected.length > 0) {
+    text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
+    for (const r of report.rejected) text += formatRejected(r);
+  }
+  return text;
+}
+
+function formatRejected(r: RejectedFile): string {
+  // Reasons usually start with the path; it is already on the line.
+  const reason = r.reason.startsWith(`${r.path}: `) ? r.reason.slice(r.path.length + 2) : r.reason;
+  return `  ${displayPath(r.path)} [${r.code}]: ${reason}\n    -> ${rejectionHint(r.code, r.path)}\n`;
+}
+
+/** What a user can do about a rejected file, by its code. */
+export function rejectionHint(code: string, path: string): string {
+  switch (code) {
+    case 'ENCRYPTED':
+      return /\.pdf$/i.test(path)
+        ? 'the file is password-protected: pass --password, or save a copy without the password'
+        : 'the file is password-protected: save a copy without the password and ingest that';
+    case 'UNSUPPORTED':
+      return 'Groundwork cannot read this format yet (or needs what the reason names): convert the file (to PDF, DOCX, HTML, Markdown or text) or --exclude it';
+    case 'TOO_LARGE':
+      return 'raise the limit with --max-file-size (e.g. --max-file-size 2GB)';
+    case 'CORRUPT':
+      return 'the file is damaged or truncated: open and re-save it, or get a fresh copy';
+    case 'EMPTY':
+      return 'nothing to index (no text in the file): remove it or --exclude it';
+    case 'LIMIT_EXCEEDED':
+      return 'the file exceeds a safety limit (nesting, entries or expansion): check where it came from';
+    case 'IO':
+      return 'the file could not be read: check that it exists and that you may read it';
+    default:
+      return 'see the reason above';
+  }
+}

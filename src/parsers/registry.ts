@@ -4,6 +4,7 @@ import { docxParser } from './docx.js';
 import { emlParser } from './eml.js';
 import { epubParser } from './epub.js';
 import { htmlParser } from './html.js';
+import { imageParser } from './image.js';
 import { jsonParser } from './json.js';
 import { markdownParser } from './markdown.js';
 import { odpParser } from './odp.js';
@@ -45,6 +46,7 @@ export function registerParser(parser: ParserDefinition): void {
   xlsxParser,
   odpParser,
   odsParser,
+  imageParser,
 ].forEach(registerParser);
 
 export function getParser(format: Format): ParserDefinition | undefined {

@@ -1,0 +1,208 @@
+import { GroundworkError } from '../errors.js';
+import { recognizeWithCli, type RecognizeRequest } from './engine-cli.js';
+import { closeJsWorker, recognizeWithJs } from './engine-js.js';
+import { cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, tesseractJsInstalled } from './languages.js';
+import { estimateTextDirection, rotateByAngle } from './orientation.js';
+import { decodeImage, downscale, encodePnm, rotateQuarter, type Raster } from './raster.js';
+import { parseTsv, type TsvPage } from './tsv.js';
+import type { OcrEngineName, OcrOptions, OcrPage } from './types.js';
+
+export type { OcrBlock, OcrBox, OcrEngineName, OcrLine, OcrOptions, OcrPage, OcrWord } from './types.js';
+export type { Raster } from './raster.js';
+export { decodeImage, imageKind } from './raster.js';
+export { ocrPageToElements, ocrBoxToSource } from './layout.js';
+export { DEFAULT_OCR_LANG } from './languages.js';
+
+const DEFAULT_PSM = 3;
+/** Below this mean word confidence the other orientations are tried. */
+const LOW_CONFIDENCE = 75;
+/** Deskew only when the lines are clearly tilted; Tesseract copes with a degree or so itself. */
+const MIN_DESKEW = 0.8;
+/** Images are reduced to about this resolution: more only costs time (research/dependencies.md: 150 dpi already reads as well). */
+const TARGET_DPI = 300;
+/** Without a known resolution, a side longer than this is reduced (an A4 page at ~400 dpi). */
+const MAX_SIDE = 4800;
+/** Orientation trials run on a copy whose longer side is at most this. */
+const TRIAL_SIDE = 1800;
+/** A page with less ink than this fraction of its pixels is blank: no OCR run. */
+const BLANK_INK = 0.0005;
+
+type Availability = { ok: true; engine: OcrEngineName } | { ok: false; reason: string };
+
+/** The engine that will OCR these languages, or why none can. Never downloads anything. */
+export function ocrAvailable(lang: string = DEFAULT_OCR_LANG, forced?: OcrOptions['engine']): Availability {
+  let codes: string[];
+  try {
+    codes = splitLangs(lang);
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+  const want = forced ?? engineFromEnv();
+  const reasons: string[] = [];
+  if (want !== 'tesseract.js') {
+    const langs = cliLanguages();
+    const missing = langs ? codes.filter((c) => !langs.has(c)) : codes;
+    if (langs && missing.length === 0) return { ok: true, engine: 'tesseract-cli' };
+    reasons.push(langs ? `the tesseract CLI lacks ${missing.join(', ')}` : 'no tesseract CLI on PATH');
+  }
+  if (want !== 'cli') {
+    if (!tesseractJsInstalled()) {
+      reasons.push('tesseract.js is not installed (`npm install tesseract.js`)');
+    } else {
+      const missing = codes.filter((c) => !languageFile(c));
+      if (missing.length === 0) return { ok: true, engine: 'tesseract.js' };
+      reasons.push(`tesseract.js has no data for ${missing.join(', ')}`);
+      return { ok: false, reason: `OCR for '${lang}' is unavailable: ${reasons.join('; ')}; ${installHint(missing)}` };
+    }
+  }
+  return { ok: false, reason: `OCR for '${lang}' is unavailable: ${reasons.join('; ')}` };
+}
+
+function engineFromEnv(): OcrOptions['engine'] {
+  const value = process.env['GROUNDWORK_OCR_ENGINE'];
+  if (!value) return undefined;
+  if (value === 'cli' || value === 'tesseract-cli') return 'cli';
+  if (value === 'tesseract.js' || value === 'js') return 'tesseract.js';
+  throw new GroundworkError('INVALID_OPTIONS', `GROUNDWORK_OCR_ENGINE must be 'cli' or 'tesseract.js', not '${value}'`);
+}
+
+/** OCRs the first page of an image (PNG, JPEG, TIFF, BMP, WebP). Throws UNSUPPORTED when no engine has the languages. */
+export async function ocrImage(image: Uint8Array, options: OcrOptions = {}): Promise<OcrPage> {
+  const pages = await decodeOrThrow(image);
+  return ocrRaster(pages[0]!, options);
+}
+
+/** OCRs every page of an image: a multi-page TIFF gives one OcrPage per page. */
+export async function ocrImagePages(image: Uint8Array, options: OcrOptions = {}): Promise<OcrPage[]> {
+  const pages = await decodeOrThrow(image);
+  const results: OcrPage[] = [];
+  for (const page of pages) results.push(await ocrRaster(page, options));
+  return results;
+}
+
+async function decodeOrThrow(image: Uint8Array): Promise<Raster[]> {
+  try {
+    return await decodeImage(image);
+  } catch (error) {
+    throw new GroundworkError('CORRUPT', `the image cannot be decoded: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * OCRs a decoded image (e.g. a rendered PDF page). Large images are first reduced to about 300 dpi; tilted text is
+ * straightened; text that reads poorly is retried in the other orientations (on a reduced copy, to
+ * keep it cheap) and the best-reading one is kept. Boxes come back in the upright frame at the
+ * image's own resolution; `angle` says what rotation was applied.
+ */
+export async function ocrRaster(source: Raster, options: OcrOptions = {}): Promise<OcrPage> {
+  const lang = options.lang ?? DEFAULT_OCR_LANG;
+  const available = ocrAvailable(lang, options.engine);
+  if (!available.ok) throw new GroundworkError('UNSUPPORTED', available.reason);
+  const codes = splitLangs(lang);
+  const engine = available.engine;
+  const psm = options.psm ?? DEFAULT_PSM;
+  const detect = options.detectOrientation ?? true;
+
+  const factor = reductionFactor(source, options.dpi);
+  const image = downscale(source, factor);
+  const dpi = options.dpi ? options.dpi / factor : undefined;
+  const run = async (img: Raster, runDpi: number | undefined): Promise<TsvPage> => {
+    const request: RecognizeRequest = { image: encodePnm(img), lang, psm, ...(runDpi && { dpi: runDpi }) };
+    return parseTsv(engine === 'tesseract-cli' ? await recognizeWithCli(request) : await recognizeWithJs(request, codes));
+  };
+
+  const direction = detect ? estimateTextDirection(image) : undefined;
+  if (direction && direction.ink < BLANK_INK) {
+    return finish({ width: image.width, height: image.height, blocks: [], confidence: 0 }, 0, factor, source, engine, lang);
+  }
+  const candidates = direction?.vertical ? [1, 3, 0] : [0, 2];
+  const upright = (turns: number): { img: Raster; angle: number } => {
+    const turned = rotateQuarter(image, turns);
+    const skew = turns === 0 && direction ? direction.skew : detect ? estimateTextDirection(turned).skew : 0;
+    if (Math.abs(skew) < MIN_DESKEW) return { img: turned, angle: turns * 90 };
+    return { img: rotateByAngle(turned, -skew), angle: turns * 90 - skew };
+  };
+
+  let best = upright(candidates[0]!);
+  let result = await run(best.img, dpi);
+  if (detect && result.confidence < LOW_CONFIDENCE) {
+    // Compare every candidate at the same reduced resolution, so the comparison is fair and cheap.
+    const trialFactor = Math.max(1, Math.ceil(Math.max(image.width, image.height) / TRIAL_SIDE));
+    let bestScore = -1;
+    let bestTurns = candidates[0]!;
+    for (const turns of candidates) {
+      const trial = upright(turns);
+      const scored = trialFactor === 1 && turns === candidates[0] ? result : await run(downscale(trial.img, trialFactor), dpi ? dpi / trialFactor : undefined);
+      const score = readingScore(scored);
+      if (score > bestScore) {
+        bestScore = score;
+        bestTurns = turns;
+      }
+    }
+    if (bestTurns !== candidates[0]) {
+      best = upright(bestTurns);
+      result = await run(best.img, dpi);
+    }
+  }
+  return finish(result, best.angle, factor, source, engine, lang);
+}
+
+/** How well a page read: mean confidence weighted by word length, so a few confident specks do not win. */
+function readingScore(page: TsvPage): number {
+  let weighted = 0;
+  let chars = 0;
+  for (const block of page.blocks) {
+    for (const line of block.lines) {
+      for (const word of line.words) {
+        const n = Math.min(word.text.length, 12);
+        weighted += word.conf * n;
+        chars += n;
+      }
+    }
+  }
+  // Text that reads badly also tends to be fragmented into few, short words: reward volume gently.
+  return chars ? (weighted / chars) * Math.log10(10 + chars) : 0;
+}
+
+function reductionFactor(image: Raster, dpi: number | undefined): number {
+  if (dpi) return dpi >= TARGET_DPI * 1.5 ? Math.floor(dpi / TARGET_DPI) : 1;
+  const side = Math.max(image.width, image.height);
+  return side > MAX_SIDE ? Math.ceil(side / MAX_SIDE) : 1;
+}
+
+/** Scales boxes back up by the reduction factor and fills in the page's engine and frame. */
+function finish(page: TsvPage, angle: number, factor: number, source: Raster, engine: OcrEngineName, lang: string): OcrPage {
+  if (factor > 1) {
+    for (const block of page.blocks) {
+      scaleBox(block.bbox, factor);
+      for (const line of block.lines) {
+        scaleBox(line.bbox, factor);
+        line.size *= factor;
+        for (const word of line.words) scaleBox(word.bbox, factor);
+      }
+    }
+  }
+  return {
+    width: page.width * factor,
+    height: page.height * factor,
+    blocks: page.blocks,
+    angle: Math.round(angle * 10) / 10,
+    engine,
+    lang,
+    confidence: Math.round(page.confidence * 10) / 10,
+    sourceWidth: source.width,
+    sourceHeight: source.height,
+  };
+}
+
+function scaleBox(box: { x0: number; y0: number; x1: number; y1: number }, factor: number): void {
+  box.x0 *= factor;
+  box.y0 *= factor;
+  box.x1 *= factor;
+  box.y1 *= factor;
+}
+
+/** Terminates the tesseract.js worker (if one was started) and removes its temp folder. */
+export async function closeOcr(): Promise<void> {
+  await closeJsWorker();
+}

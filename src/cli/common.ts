@@ -10,12 +10,26 @@ import { commaList, integerValue, stringValue, flag, UsageError, type OptionSpec
 import { STDIN_NAME, type CliIO } from './io.js';
 
 /** Flags every command that parses documents accepts. */
-export const PARSE_FLAG_SPECS = {
-  format: { type: 'string' },
+/** Parse flags shared by `parse`, `chunk` and `ingest` (ingest takes all but --format/--max-bytes). */
+export const CONTENT_FLAG_SPECS = {
   'json-keys': { type: 'string' },
   'keep-boilerplate': { type: 'boolean' },
+  password: { type: 'string' },
+  ocr: { type: 'string' },
+  'ocr-lang': { type: 'string' },
+} as const satisfies OptionSpecs;
+
+export const PARSE_FLAG_SPECS = {
+  ...CONTENT_FLAG_SPECS,
+  format: { type: 'string' },
   'max-bytes': { type: 'string' },
 } as const satisfies OptionSpecs;
+
+export const CONTENT_FLAGS_HELP = `  --json-keys a,b       JSON/JSONL: keys whose values become each record's text (default: text)
+  --keep-boilerplate    HTML: keep navigation, headers and footers (default: main content only)
+  --password P          password for encrypted PDFs
+  --ocr auto|on|off     OCR scanned pages and images: auto = pages without usable text (default)
+  --ocr-lang L          Tesseract languages, e.g. eng, chi_sim, eng+chi_sim (default: eng+chi_sim)`;
 
 export const HELP_FLAG_SPEC = { help: { type: 'boolean', short: 'h' } } as const satisfies OptionSpecs;
 
@@ -30,8 +44,7 @@ export const CHUNK_FLAG_SPECS = {
 
 export const PARSE_FLAGS_HELP = `Parse options:
   --format F            force the format instead of detecting it (${supportedFormats().join(', ')})
-  --json-keys a,b       JSON/JSONL: keys whose values become each record's text (default: text)
-  --keep-boilerplate    HTML: keep navigation, headers and footers (default: main content only)
+${CONTENT_FLAGS_HELP}
   --max-bytes N         refuse inputs larger than N bytes (default: 512 MiB)`;
 
 export function parseOptionsFrom(args: ParsedArgs): ParseOptions {
@@ -49,6 +62,18 @@ export function parseOptionsFrom(args: ParsedArgs): ParseOptions {
     options.jsonKeys = list;
   }
   if (flag(args, 'keep-boilerplate')) options.htmlMainContent = false;
+  const password = stringValue(args, 'password');
+  if (password !== undefined) options.password = password;
+  const ocr = stringValue(args, 'ocr');
+  if (ocr !== undefined) {
+    if (ocr !== 'auto' && ocr !== 'on' && ocr !== 'off') throw new UsageError(`--ocr must be auto, on or off, got '${ocr}'`);
+    options.ocr = ocr;
+  }
+  const ocrLang = stringValue(args, 'ocr-lang');
+  if (ocrLang !== undefined) {
+    if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(ocrLang)) throw new UsageError(`--ocr-lang takes Tesseract language codes joined by '+', e.g. eng+chi_sim; got '${ocrLang}'`);
+    options.ocrLang = ocrLang;
+  }
   const maxBytes = integerValue(args, 'max-bytes', 1);
   if (maxBytes !== undefined) options.maxBytes = maxBytes;
   return options;

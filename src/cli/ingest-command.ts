@@ -2,12 +2,13 @@ import { stat } from 'node:fs/promises';
 import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
 import { GroundworkError } from '../errors.js';
 import { Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
-import type { ParseOptions } from '../parsers/types.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { validateChunkOptions } from './chunk-options.js';
 import {
   CHUNK_FLAG_SPECS,
+  CONTENT_FLAG_SPECS,
+  CONTENT_FLAGS_HELP,
   count,
   displayPath,
   formatTable,
@@ -15,6 +16,7 @@ import {
   LIBRARY_FLAG_HELP,
   LIBRARY_FLAG_SPEC,
   libraryDirFrom,
+  parseOptionsFrom,
 } from './common.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
 import { ProgressLine, terminalOf } from './progress.js';
@@ -37,9 +39,7 @@ ${LIBRARY_FLAG_HELP}
   --dry-run             parse and chunk, report what would change, write nothing
   --workers N           parsing threads (default: the number of cores, at most 8; 0 = no threads)
   --json                print the report as JSON instead of a table
-  --password P          password for encrypted PDFs
-  --json-keys a,b       JSON/JSONL: keys whose values become each record's text (default: text)
-  --keep-boilerplate    HTML: keep navigation, headers and footers (default: main content only)
+${CONTENT_FLAGS_HELP}
 
 ${CHUNK_FLAGS_HELP}
 
@@ -62,9 +62,7 @@ const SPECS = {
   'dry-run': { type: 'boolean' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
-  password: { type: 'string' },
-  'json-keys': { type: 'string' },
-  'keep-boilerplate': { type: 'boolean' },
+  ...CONTENT_FLAG_SPECS,
 } as const;
 
 export async function ingestCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -115,7 +113,7 @@ export function ingestOptionsFrom(args: ParsedArgs, defaultStrategy: string): In
   const { strategy = defaultStrategy, tokenizer, ...strategyOptions } = chunkOptions;
   const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: strategyOptions };
   if (tokenizer !== undefined) options.tokenizer = tokenizer;
-  const parseOptions = ingestParseOptions(args);
+  const parseOptions = parseOptionsFrom(args);
   if (Object.keys(parseOptions).length > 0) options.parseOptions = parseOptions;
   const include = stringValues(args, 'include');
   const exclude = stringValues(args, 'exclude');
@@ -130,19 +128,6 @@ export function ingestOptionsFrom(args: ParsedArgs, defaultStrategy: string): In
   return options;
 }
 
-function ingestParseOptions(args: ParsedArgs): ParseOptions {
-  const options: ParseOptions = {};
-  const keys = stringValue(args, 'json-keys');
-  if (keys !== undefined) {
-    const list = keys.split(',').map((k) => k.trim()).filter((k) => k !== '');
-    if (list.length === 0) throw new UsageError('--json-keys needs at least one key name');
-    options.jsonKeys = list;
-  }
-  if (flag(args, 'keep-boilerplate')) options.htmlMainContent = false;
-  const password = stringValue(args, 'password');
-  if (password !== undefined) options.password = password;
-  return options;
-}
 
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, kib: 1024, m: 1024 ** 2, mb: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3 };
 const SIZE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;

@@ -3,11 +3,13 @@ import { DEFAULT_STRATEGY, listChunkers } from '../chunkers/registry.js';
 import { supportedFormats } from '../parsers/registry.js';
 import { chunkCommand, chunkHelp } from './chunk-command.js';
 import { DEMO_HELP, demoCommand } from './demo-command.js';
+import { EVAL_HELP, evalCommand } from './eval-command.js';
 import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
+import { TUNE_HELP, tuneCommand } from './tune-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export function version(): string {
@@ -34,6 +36,8 @@ Commands:
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
+  eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
+  tune DIR        unit lengths of a corpus and a recommended structure chunk size
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
 
 The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork).
@@ -61,6 +65,8 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },
   demo: { run: demoCommand, help: () => DEMO_HELP },
+  eval: { run: evalCommand, help: () => EVAL_HELP },
+  tune: { run: tuneCommand, help: () => TUNE_HELP },
 };
 
 /** Runs one command line and returns the exit code; never calls process.exit, so output drains. */

@@ -2,8 +2,8 @@
 export { parse, DEFAULT_MAX_BYTES } from './parse.js';
 export { chunk, chunkText, type ChunkOptions } from './chunk.js';
 export { GroundworkError, isGroundworkError, type ErrorCode } from './errors.js';
-export { getTokenizer } from './tokens/index.js';
-export type { Tokenizer, TokenizerName } from './tokens/types.js';
+export { countTokens, encodeWithOffsets, getTokenizer } from './tokens/index.js';
+export type { TokenOffsets, Tokenizer, TokenizerName } from './tokens/types.js';
 export { getChunker, listChunkers, registerChunker, DEFAULT_STRATEGY } from './chunkers/registry.js';
 export type { Chunk, ChunkKind, ChunkerDefinition, CommonChunkOptions } from './chunkers/types.js';
 export { getParser, registerParser, supportedFormats } from './parsers/registry.js';

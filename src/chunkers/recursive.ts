@@ -2,6 +2,7 @@ import { headingPaths } from '../document/build.js';
 import type { Document, Element } from '../document/types.js';
 import { GroundworkError, invalidOption } from '../errors.js';
 import type { Tokenizer } from '../tokens/types.js';
+import { withLazyTokens } from './lazy-tokens.js';
 import {
   DEFAULT_SEPARATORS,
   RECURSIVE_LANGUAGES,
@@ -432,17 +433,11 @@ class Splitter {
 }
 
 function toChunk(span: RecursiveSpan, index: number, tokenizer: Tokenizer): Chunk {
-  return {
-    index,
-    text: span.text,
-    start: span.start,
-    end: span.end,
-    chars: span.text.length,
-    tokens: tokenizer.count(span.text),
-    headingPath: [],
-    kind: 'text',
-    strategy: 'recursive',
-  };
+  // Counted when first read: LangChain-compatible callers that only want texts pay nothing for it.
+  return withLazyTokens(
+    { index, text: span.text, start: span.start, end: span.end, chars: span.text.length, headingPath: [], kind: 'text', strategy: 'recursive' },
+    tokenizer,
+  );
 }
 
 function chunkRecursiveText(text: string, options: RecursiveOptions, tokenizer: Tokenizer): Chunk[] {

@@ -82,13 +82,14 @@ const paragraph = (from: number, count: number) => Array.from({ length: count },
 describe('structure: options', () => {
   test('defaults', () => {
     expect(resolveStructureOptions({})).toEqual({
-      chunkSize: 512,
+      chunkSize: 384,
+      targetSize: 160,
       chunkOverlap: 0,
       breadcrumb: false,
-      tableChunkSize: 512,
-      codeChunkSize: 512,
+      tableChunkSize: 384,
+      codeChunkSize: 384,
       sectionBreakLevel: 6,
-      minChunkSize: 64,
+      minChunkSize: 48,
       markdown: 'auto',
     });
     expect(resolveStructureOptions({ chunkSize: 200 }).tableChunkSize).toBe(200);
@@ -416,7 +417,8 @@ describe('structure: documents', () => {
         },
       },
     ]);
-    const options = { chunkSize: 160, breadcrumb: true };
+    // Packed to the full size, so chunk starts fall on 。 (the sentence splitter also ends clauses at ；).
+    const options = { chunkSize: 160, targetSize: 160, breadcrumb: true };
     const chunks = chunkDoc(d, options);
     checkChunks(d.canonical, chunks, options);
     const paths = chunks.map((c) => c.headingPath.join(' / '));

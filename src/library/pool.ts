@@ -1,8 +1,6 @@
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../util/worker.js';
 import { runTask, type IngestResult, type IngestTask } from './worker.js';
 
 /**
@@ -21,7 +19,7 @@ export class TaskPool {
   }
 
   private spawn(): void {
-    const worker = createWorker();
+    const worker = startWorker(import.meta.url, 'worker');
     worker.on('message', (result: IngestResult) => {
       const task = this.current.get(worker);
       this.current.delete(worker);
@@ -73,18 +71,4 @@ export class TaskPool {
     this.live.clear();
     await Promise.all(workers.map((w) => w.terminate()));
   }
-}
-
-/**
- * Built code runs worker.js directly. From sources (tests, tsx) the worker must first register
- * tsx's loader itself: `--import` in a worker's execArgv does not apply to the worker's entry.
- */
-function createWorker(): Worker {
-  const here = new URL(import.meta.url);
-  if (!here.pathname.endsWith('.ts')) return new Worker(new URL('./worker.js', here));
-  const tsxDir = dirname(createRequire(here).resolve('tsx/package.json'));
-  const api = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href;
-  const entry = new URL('./worker.ts', here).href;
-  const boot = `const { register } = await import(${JSON.stringify(api)}); register(); await import(${JSON.stringify(entry)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
 }

@@ -10,6 +10,7 @@ import { markdownParser } from './markdown.js';
 import { odpParser } from './odp.js';
 import { odsParser } from './ods.js';
 import { odtParser } from './odt.js';
+import { pdfParser } from './pdf.js';
 import { pptxParser } from './pptx.js';
 import { rtfParser } from './rtf.js';
 import { textParser } from './text.js';
@@ -47,6 +48,7 @@ export function registerParser(parser: ParserDefinition): void {
   odpParser,
   odsParser,
   imageParser,
+  pdfParser,
 ].forEach(registerParser);
 
 export function getParser(format: Format): ParserDefinition | undefined {

@@ -1,0 +1,70 @@
+import type { Line } from './lines.js';
+
+/** Consecutive lines of one paragraph-like unit on one page, in reading order. */
+export interface Block {
+  lines: Line[];
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** 0-based page index. */
+  page: number;
+}
+
+/** Bullets and numbers that open a list item: •, -, ◦, (1), 1), a), i., 1. */
+export const LIST_MARKER = /^(?:[•◦▪▫●○■□‣⁃∙·\-–*]\s+|\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,6})\)\s+|(?:\d{1,3}|[a-z])\.\s+(?=\S))/;
+
+/** Groups reading-ordered lines into blocks by spacing, font changes, indentation and list markers. */
+export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number): Block[] {
+  const blocks: Block[] = [];
+  let current: Block | undefined;
+  let gapSum = 0;
+  let gapCount = 0;
+  for (const line of lines) {
+    if (current && edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) && continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined)) {
+      const prev = current.lines[current.lines.length - 1]!;
+      gapSum += line.y0 - prev.y1;
+      gapCount++;
+      current.lines.push(line);
+      current.x0 = Math.min(current.x0, line.x0);
+      current.x1 = Math.max(current.x1, line.x1);
+      current.y1 = Math.max(current.y1, line.y1);
+      continue;
+    }
+    current = { lines: [line], x0: line.x0, y0: line.y0, x1: line.x1, y1: line.y1, page };
+    gapSum = 0;
+    gapCount = 0;
+    blocks.push(current);
+  }
+  return blocks;
+}
+
+function continuesBlock(block: Block, next: Line, typicalGap: number | undefined): boolean {
+  const prev = block.lines[block.lines.length - 1]!;
+  const em = Math.min(prev.size, next.size);
+  const gap = next.y0 - prev.y1;
+  if (gap < -0.5 * em) return false; // above the previous line: another column or a jump
+  const overlapX = Math.min(prev.x1, next.x1) - Math.max(prev.x0, next.x0);
+  if (overlapX < 0.3 * Math.min(prev.x1 - prev.x0, next.x1 - next.x0)) return false;
+  if (gap > (typicalGap !== undefined ? typicalGap + 0.35 * em : 0.7 * em)) return false;
+  if (Math.abs(prev.size - next.size) > 0.12 * em) return false;
+  if (prev.bold !== next.bold || prev.mono !== next.mono) return false;
+  if (LIST_MARKER.test(next.text)) return false;
+  // First-line indent opens a paragraph.
+  const listItem = LIST_MARKER.test(block.lines[0]!.text);
+  const centred = Math.abs(next.x0 + next.x1 - prev.x0 - prev.x1) < 2 * em && next.x1 < prev.x1 - 0.5 * em;
+  if (!listItem && !centred && next.x0 - block.x0 > 0.9 * em && prev.x0 - block.x0 < 0.3 * em && next.x1 >= block.x1 - 2 * em) {
+    return false;
+  }
+  // A short line ending a sentence closes a paragraph in styles with no spacing and no indent.
+  const width = block.x1 - block.x0;
+  if (block.lines.length >= 2 && prev.x1 < block.x1 - 0.25 * width && /[.!?。！？:]$/.test(prev.text)) return false;
+  return true;
+}
+
+/** Top (1) or bottom (2) margin band of the page, else 0: running headers never merge with body lines. */
+function edgeBand(line: Line, pageHeight: number): number {
+  if (line.y1 <= 0.1 * pageHeight) return 1;
+  if (line.y0 >= 0.92 * pageHeight) return 2;
+  return 0;
+}

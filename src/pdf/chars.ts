@@ -1,0 +1,244 @@
+import type { Engine } from './engine.js';
+import type { PageGeometry } from './geometry.js';
+
+/**
+ * The characters of one page as parallel typed arrays (no object per character). Boxes are in page
+ * coordinates with a top-left origin, in points, after the page's rotation and crop-box origin.
+ * Whitespace characters are not stored: a space before a character is the SPACE_BEFORE flag, a
+ * line break in the content stream is NEWLINE_BEFORE; layout uses them only as hints.
+ */
+export interface PageChars {
+  count: number;
+  code: Uint32Array;
+  x0: Float32Array;
+  y0: Float32Array;
+  x1: Float32Array;
+  y1: Float32Array;
+  /** Effective font size in points. */
+  size: Float32Array;
+  /** Index into the document's FontTable. */
+  font: Int32Array;
+  flags: Uint8Array;
+  /**
+   * Writing direction on the displayed page, in quarter turns clockwise: 0 left to right, 1 top to
+   * bottom, 2 upside down, 3 bottom to top; 4 for skewed text.
+   */
+  dir: Uint8Array;
+}
+
+export const BOLD = 1;
+export const ITALIC = 2;
+export const SPACE_BEFORE = 4;
+export const NEWLINE_BEFORE = 8;
+export const UNICODE_ERROR = 16;
+export const MONO = 32;
+/** Text not in the page's main writing direction (margin stamps, vertical labels); set by `orientChars`. */
+export const ROTATED = 64;
+
+/** Fonts seen in a document, interned by name (an opaque key: non-ASCII names come back as mojibake). */
+export class FontTable {
+  readonly names: string[] = [];
+  readonly flags: number[] = [];
+  private readonly index = new Map<string, number>();
+
+  intern(name: string, flags: number): number {
+    const key = `${name}\u0000${flags}`;
+    let id = this.index.get(key);
+    if (id === undefined) {
+      id = this.names.length;
+      this.names.push(name);
+      this.flags.push(flags);
+      this.index.set(key, id);
+    }
+    return id;
+  }
+}
+
+// PDF font-descriptor flags.
+const PDF_FIXED_PITCH = 1;
+const PDF_ITALIC = 64;
+const PDF_FORCE_BOLD = 1 << 18;
+const MONO_NAME = /mono|courier|consol|menlo|typewriter|cmtt|inconsolata|code/i;
+const BOLD_NAME = /bold|black|heavy|semibold|demi|medi|cmbx|sfbx|[-,]bd?\b|\bbx\d/i;
+const ITALIC_NAME = /italic|oblique/i;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0xa0 || code === 0x3000 || (code >= 0x2000 && code <= 0x200b);
+}
+
+/** Extracts every character of a loaded text page in one pass over the raw exports. */
+export function extractChars(engine: Engine, textPage: number, geometry: PageGeometry, fonts: FontTable): PageChars {
+  const raw = engine.raw;
+  const countChars = raw.FPDFText_CountChars!;
+  const getUnicode = raw.FPDFText_GetUnicode!;
+  const getLooseBox = raw.FPDFText_GetLooseCharBox!;
+  const getFontSize = raw.FPDFText_GetFontSize!;
+  const getTextObject = raw.FPDFText_GetTextObject!;
+  const getFontWeight = raw.FPDFText_GetFontWeight!;
+  const getFontInfo = raw.FPDFText_GetFontInfo!;
+  const hasMapError = raw.FPDFText_HasUnicodeMapError!;
+  const getMatrix = raw.FPDFText_GetMatrix!;
+  const n = Math.max(0, countChars(textPage));
+  const out: PageChars = {
+    count: 0,
+    code: new Uint32Array(n),
+    x0: new Float32Array(n),
+    y0: new Float32Array(n),
+    x1: new Float32Array(n),
+    y1: new Float32Array(n),
+    size: new Float32Array(n),
+    font: new Int32Array(n),
+    flags: new Uint8Array(n),
+    dir: new Uint8Array(n),
+  };
+  const rect = engine.scratch; // FS_RECTF: left, top, right, bottom (floats)
+  const flagsPtr = engine.scratch + 16;
+  const nameCap = 256;
+  const namePtr = engine.malloc(nameCap);
+  const { a, b, c, d, e, f } = geometry;
+  let pendingFlags = 0;
+  let lastObject = -1;
+  let fontId = 0;
+  let fontStyle = 0;
+  let fontSize = 0;
+  let direction = 0;
+  let mapError = 0;
+  let k = 0;
+  let highSurrogate = 0;
+  for (let i = 0; i < n; i++) {
+    let code = getUnicode(textPage, i) >>> 0;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      highSurrogate = code;
+      continue;
+    }
+    if (code >= 0xdc00 && code <= 0xdfff && highSurrogate) {
+      code = 0x10000 + ((highSurrogate - 0xd800) << 10) + (code - 0xdc00);
+    }
+    highSurrogate = 0;
+    if (code === 0x0d || code === 0x0a) {
+      pendingFlags |= NEWLINE_BEFORE;
+      continue;
+    }
+    // PDFium reports a hyphen that ends a line as U+0002.
+    if (code === 0x02) code = 0x2d;
+    if (isSpace(code) || code === 0 || code === 0xfffe) {
+      pendingFlags |= SPACE_BEFORE;
+      continue;
+    }
+    if (!getLooseBox(textPage, i, rect)) continue;
+    const heap = engine.heap();
+    const f32 = heap.HEAPF32;
+    const r = rect >> 2;
+    const left = f32[r]!;
+    const top = f32[r + 1]!;
+    const right = f32[r + 2]!;
+    const bottom = f32[r + 3]!;
+    const object = getTextObject(textPage, i);
+    if (object !== lastObject) {
+      lastObject = object;
+      // GetFontSize is the Tf operand; the text matrix may scale it (Tf 1 with Tm 10 0 0 10 ...).
+      const matrix = engine.scratch + 32;
+      let scale = 1;
+      direction = 4;
+      if (getMatrix(textPage, i, matrix)) {
+        const m = engine.heap().HEAPF32;
+        const j = matrix >> 2;
+        scale = Math.hypot(m[j + 2]!, m[j + 3]!) || 1;
+        // Baseline direction on the displayed page.
+        const dx = a * m[j]! + c * m[j + 1]!;
+        const dy = b * m[j]! + d * m[j + 1]!;
+        direction = quarterTurn(dx, dy);
+      }
+      fontSize = getFontSize(textPage, i) * scale;
+      const weight = getFontWeight(textPage, i);
+      const len = getFontInfo(textPage, i, namePtr, nameCap, flagsPtr);
+      const u8 = engine.heap().HEAPU8;
+      const name = len > 1 ? Buffer.from(u8.buffer, u8.byteOffset + namePtr, Math.min(len, nameCap) - 1).toString('latin1') : '';
+      const pdfFlags = engine.heap().HEAP32[flagsPtr >> 2]!;
+      fontStyle = 0;
+      if (weight >= 600 || pdfFlags & PDF_FORCE_BOLD || BOLD_NAME.test(name)) fontStyle |= BOLD;
+      if (pdfFlags & PDF_ITALIC || ITALIC_NAME.test(name)) fontStyle |= ITALIC;
+      if (pdfFlags & PDF_FIXED_PITCH || MONO_NAME.test(name)) fontStyle |= MONO;
+      fontId = fonts.intern(name, fontStyle);
+      // Checked once per text object: a font without a Unicode map fails for all its glyphs.
+      mapError = hasMapError(textPage, i) ? UNICODE_ERROR : 0;
+    }
+    // Transform both corners; rotation may swap which is the top-left.
+    const ax = a * left + c * top + e;
+    const ay = b * left + d * top + f;
+    const bx = a * right + c * bottom + e;
+    const by = b * right + d * bottom + f;
+    out.code[k] = code;
+    out.x0[k] = ax < bx ? ax : bx;
+    out.x1[k] = ax < bx ? bx : ax;
+    out.y0[k] = ay < by ? ay : by;
+    out.y1[k] = ay < by ? by : ay;
+    out.size[k] = fontSize;
+    out.font[k] = fontId;
+    out.flags[k] = fontStyle | pendingFlags | mapError;
+    out.dir[k] = direction;
+    pendingFlags = 0;
+    k++;
+  }
+  engine.free(namePtr);
+  out.count = k;
+  return out;
+}
+
+/** Quarter turns (clockwise) of a baseline direction on the displayed page (y down); 4 when skewed. */
+function quarterTurn(dx: number, dy: number): number {
+  const ax = Math.abs(dx);
+  const ay = Math.abs(dy);
+  if (ay <= 0.2 * ax) return dx > 0 ? 0 : 2;
+  if (ax <= 0.2 * ay) return dy > 0 ? 1 : 3;
+  return 4;
+}
+
+/**
+ * Turns the page so its main writing direction reads left to right (a landscape table on a portrait
+ * page, a page stored sideways): boxes are rotated into that frame, and characters in any other
+ * direction are flagged ROTATED. Returns the quarter turns applied and the frame's size.
+ */
+export function orientChars(chars: PageChars, width: number, height: number): { turns: number; width: number; height: number } {
+  const counts = [0, 0, 0, 0, 0];
+  for (let i = 0; i < chars.count; i++) counts[chars.dir[i]!]!++;
+  let turns = 0;
+  for (let q = 1; q < 4; q++) if (counts[q]! > counts[turns]!) turns = q;
+  for (let i = 0; i < chars.count; i++) if (chars.dir[i] !== turns) chars.flags[i]! |= ROTATED;
+  if (turns === 0) return { turns, width, height };
+  const { x0, y0, x1, y1 } = chars;
+  for (let i = 0; i < chars.count; i++) {
+    const a = x0[i]!;
+    const b = y0[i]!;
+    const c = x1[i]!;
+    const d = y1[i]!;
+    if (turns === 1) {
+      // Text runs down: x' = y, y' = width - x.
+      x0[i] = b;
+      x1[i] = d;
+      y0[i] = width - c;
+      y1[i] = width - a;
+    } else if (turns === 3) {
+      // Text runs up: x' = height - y, y' = x.
+      x0[i] = height - d;
+      x1[i] = height - b;
+      y0[i] = a;
+      y1[i] = c;
+    } else {
+      x0[i] = width - c;
+      x1[i] = width - a;
+      y0[i] = height - d;
+      y1[i] = height - b;
+    }
+  }
+  return turns === 2 ? { turns, width, height } : { turns, width: height, height: width };
+}
+
+/** Maps a box from a frame turned by `orientChars` back onto the displayed page. */
+export function unturnBox<T extends { x0: number; y0: number; x1: number; y1: number }>(box: T, turns: number, width: number, height: number): { x0: number; y0: number; x1: number; y1: number } {
+  // width/height: the displayed page's.
+  if (turns === 1) return { x0: width - box.y1, x1: width - box.y0, y0: box.x0, y1: box.x1 };
+  if (turns === 3) return { x0: box.y0, x1: box.y1, y0: height - box.x1, y1: height - box.x0 };
+  if (turns === 2) return { x0: width - box.x1, x1: width - box.x0, y0: height - box.y1, y1: height - box.y0 };
+  return { x0: box.x0, y0: box.y0, x1: box.x1, y1: box.y1 };
+}

@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { init } from '@embedpdf/pdfium';
+import { GroundworkError } from '../errors.js';
+
+/**
+ * PDFium (WebAssembly, `@embedpdf/pdfium`) behind a small typed layer. Hot loops call the raw wasm
+ * exports: the package's wrapped `_FPDF*` functions carry per-call assertion checks that cost 2-2.5x
+ * (research/pdfium.md). Memory is manual: whoever opens a document, page or text page closes it.
+ * One engine per thread; every call is synchronous.
+ */
+
+/** The raw wasm exports we call; all handles and pointers are plain numbers (wasm32). */
+export type RawFn = (...args: number[]) => number;
+export type RawExports = Record<string, RawFn>;
+
+interface PdfiumModuleLike {
+  wasmExports: unknown;
+  HEAPU8: Uint8Array;
+  HEAP32: Int32Array;
+  HEAPF32: Float32Array;
+  HEAPF64: Float64Array;
+}
+
+export interface Engine {
+  readonly raw: RawExports;
+  /** Views of the wasm heap; re-read after any call that may grow memory (they are replaced then). */
+  heap(): PdfiumModuleLike;
+  malloc(size: number): number;
+  free(ptr: number): void;
+  /** A scratch area of 64 bytes for out-parameters, allocated once. */
+  readonly scratch: number;
+}
+
+let enginePromise: Promise<Engine> | undefined;
+
+/** The engine of this thread, loaded once from the wasm file bundled in node_modules (never a URL). */
+export function loadEngine(): Promise<Engine> {
+  enginePromise ??= createEngine();
+  return enginePromise;
+}
+
+async function createEngine(): Promise<Engine> {
+  const require = createRequire(import.meta.url);
+  const wasmBinary = readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
+  const wrapped = await init({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) } as never);
+  const module = wrapped.pdfium as unknown as PdfiumModuleLike;
+  const raw = module.wasmExports as RawExports;
+  (raw.PDFiumExt_Init ?? raw.FPDF_InitLibrary)!();
+  const malloc = raw.malloc!;
+  const free = raw.free!;
+  const scratch = malloc(64);
+  return { raw, heap: () => module, malloc, free, scratch };
+}
+
+// FPDF_GetLastError codes.
+const ERR_PASSWORD = 4;
+const ERR_SECURITY = 5;
+
+export interface OpenedDocument {
+  readonly handle: number;
+  readonly pageCount: number;
+  /** True when the file carries an encryption dictionary (opened with the user password or an empty one). */
+  readonly encrypted: boolean;
+  close(): void;
+}
+
+/**
+ * Opens PDF bytes. Throws EMPTY for zero bytes, ENCRYPTED when a password is needed and missing or
+ * wrong, CORRUPT when PDFium cannot read the file or repairs it to zero pages.
+ */
+export function openDocument(engine: Engine, bytes: Uint8Array, password: string | undefined, file?: string): OpenedDocument {
+  if (bytes.length === 0) throw new GroundworkError('EMPTY', 'the PDF file is empty (0 bytes)', { file });
+  const { raw } = engine;
+  const dataPtr = engine.malloc(bytes.length);
+  engine.heap().HEAPU8.set(bytes, dataPtr);
+  const pwdPtr = password ? allocUtf8(engine, password) : 0;
+  const handle = raw.FPDF_LoadMemDocument64!(dataPtr, bytes.length, pwdPtr);
+  if (pwdPtr) engine.free(pwdPtr);
+  if (!handle) {
+    const code = raw.FPDF_GetLastError!();
+    engine.free(dataPtr);
+    if (code === ERR_PASSWORD || code === ERR_SECURITY) {
+      throw new GroundworkError(
+        'ENCRYPTED',
+        password ? 'the PDF password is wrong' : 'the PDF is encrypted: supply its password (--password)',
+        { file },
+      );
+    }
+    throw new GroundworkError('CORRUPT', `not a readable PDF (PDFium error ${code}): the file is damaged or not a PDF`, { file });
+  }
+  const pageCount = raw.FPDF_GetPageCount!(handle);
+  const encrypted = raw.FPDF_GetSecurityHandlerRevision!(handle) !== -1;
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    raw.FPDF_CloseDocument!(handle);
+    engine.free(dataPtr);
+  };
+  if (pageCount <= 0) {
+    close();
+    throw new GroundworkError('CORRUPT', 'the PDF has no readable pages (damaged beyond repair)', { file });
+  }
+  return { handle, pageCount, encrypted, close };
+}
+
+export function allocUtf8(engine: Engine, text: string): number {
+  const bytes = Buffer.from(`${text}\0`, 'utf8');
+  const ptr = engine.malloc(bytes.length);
+  engine.heap().HEAPU8.set(bytes, ptr);
+  return ptr;
+}
+
+/** Reads a NUL-terminated UTF-16LE string of at most `byteLength` bytes from the heap. */
+export function readUtf16(engine: Engine, ptr: number, byteLength: number): string {
+  const u8 = engine.heap().HEAPU8;
+  let end = ptr;
+  const limit = ptr + byteLength - 1;
+  while (end < limit && (u8[end] !== 0 || u8[end + 1] !== 0)) end += 2;
+  return Buffer.from(u8.buffer, u8.byteOffset + ptr, end - ptr).toString('utf16le');
+}

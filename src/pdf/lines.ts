@@ -1,0 +1,77 @@
+import type { Run } from './runs.js';
+import { firstCode, lastCode, needsSpace } from './script.js';
+
+/** A line of text inside one reading-order region: runs on the same baseline, in visual order. */
+export interface Line {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  size: number;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
+  rtl: boolean;
+  font: number;
+  chars: number;
+  /** Index of the reading-order region the line came from. */
+  region: number;
+}
+
+/** Groups a region's runs (already in top-down order) into lines. */
+export function buildLines(runs: readonly Run[], ids: readonly number[], region: number): Line[] {
+  const sorted = [...ids].sort((a, b) => centerY(runs[a]!) - centerY(runs[b]!));
+  const groups: Run[][] = [];
+  for (const id of sorted) {
+    const run = runs[id]!;
+    const last = groups[groups.length - 1];
+    if (last && sameLine(last, run)) last.push(run);
+    else groups.push([run]);
+  }
+  return groups.map((group) => toLine(group, region));
+}
+
+function centerY(run: Run): number {
+  return (run.y0 + run.y1) / 2;
+}
+
+function sameLine(group: Run[], run: Run): boolean {
+  const ref = group[0]!;
+  const overlap = Math.min(ref.y1, run.y1) - Math.max(ref.y0, run.y0);
+  return overlap >= 0.6 * Math.min(ref.y1 - ref.y0, run.y1 - run.y0);
+}
+
+function toLine(group: Run[], region: number): Line {
+  const rtl = group.reduce((n, r) => n + (r.rtl ? r.chars : 0), 0) * 2 > group.reduce((n, r) => n + r.chars, 0);
+  group.sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
+  let text = '';
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  let size = 0;
+  let chars = 0;
+  let bold = 0;
+  let italic = 0;
+  let mono = 0;
+  let styled = 0;
+  let font = group[0]!.font;
+  let fontChars = 0;
+  for (const run of group) {
+    if (text && needsSpace(lastCode(text), firstCode(run.text))) text += ' ';
+    text += run.text;
+    x0 = Math.min(x0, run.x0);
+    y0 = Math.min(y0, run.y0);
+    x1 = Math.max(x1, run.x1);
+    y1 = Math.max(y1, run.y1);
+    size = Math.max(size, run.size);
+    chars += run.chars;
+    styled += run.styled;
+    bold += run.bold;
+    italic += run.italic;
+    mono += run.mono;
+    if (run.chars > fontChars) ((fontChars = run.chars), (font = run.font));
+  }
+  return { text, x0, y0, x1, y1, size, bold: styled > 0 && bold >= 0.97 * styled, italic: italic * 2 > styled, mono: styled > 0 && mono >= 0.9 * styled, rtl, font, chars, region };
+}

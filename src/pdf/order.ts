@@ -1,0 +1,162 @@
+/**
+ * Reading order by recursive cuts on whitespace (XY-cut), made column-aware: a region is cut
+ * vertically where a gutter runs through all of it (columns, read left to right); otherwise it is
+ * cut horizontally at empty bands, and consecutive bands that share a gutter are merged again so
+ * two columns whose lines happen to leave a common gap are not read band by band. Full-width
+ * elements (titles, figures and captions across columns) fall between bands and keep their place.
+ */
+
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+export interface OrderOptions {
+  /** Narrowest whitespace (points) that separates columns. */
+  minGutter: number;
+  /** Thinnest empty band (points) that separates regions vertically. */
+  minBand: number;
+}
+
+type Interval = [number, number];
+
+/** Groups of item indices in reading order; each group is one region (a column piece). */
+export function readingOrder(items: readonly Box[], options: OrderOptions): number[][] {
+  const out: number[][] = [];
+  const all = items.map((_, i) => i);
+  cut(items, all, options, out, 0);
+  return out;
+}
+
+function cut(items: readonly Box[], ids: number[], options: OrderOptions, out: number[][], depth: number): void {
+  if (ids.length <= 1 || depth > 40) {
+    if (ids.length > 0) out.push(sortTopDown(items, ids));
+    return;
+  }
+  // One line is never split into columns: a wide gap inside it ("5.1   Results") is a tab.
+  const columns = singleRow(items, ids) ? [ids] : splitColumns(items, ids, options.minGutter);
+  if (columns.length > 1) {
+    for (const column of columns) cut(items, column, options, out, depth + 1);
+    return;
+  }
+  const bands = splitBands(items, ids, options.minBand);
+  if (bands.length <= 1) {
+    out.push(sortTopDown(items, ids));
+    return;
+  }
+  const groups = mergeBands(items, bands, options.minGutter);
+  if (groups.length === 1) {
+    // The bands all share a gutter, yet no gutter runs through the whole: keep them apart.
+    for (const band of bands) cut(items, band, options, out, depth + 1);
+    return;
+  }
+  for (const group of groups) cut(items, group, options, out, depth + 1);
+}
+
+function singleRow(items: readonly Box[], ids: number[]): boolean {
+  let top = Infinity;
+  let bottom = -Infinity;
+  let tallest = 0;
+  for (const id of ids) {
+    const box = items[id]!;
+    top = Math.min(top, box.y0);
+    bottom = Math.max(bottom, box.y1);
+    tallest = Math.max(tallest, box.y1 - box.y0);
+  }
+  return bottom - top < 1.5 * tallest;
+}
+
+function sortTopDown(items: readonly Box[], ids: number[]): number[] {
+  return ids.sort((a, b) => items[a]!.y0 - items[b]!.y0 || items[a]!.x0 - items[b]!.x0);
+}
+
+/** Splits at every vertical gutter that no item crosses; left to right. */
+function splitColumns(items: readonly Box[], ids: number[], minGutter: number): number[][] {
+  const sorted = [...ids].sort((a, b) => items[a]!.x0 - items[b]!.x0);
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let reach = -Infinity;
+  for (const id of sorted) {
+    const box = items[id]!;
+    if (current.length > 0 && box.x0 - reach >= minGutter) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(id);
+    reach = Math.max(reach, box.x1);
+  }
+  groups.push(current);
+  return groups;
+}
+
+/** Splits at every horizontal band no item crosses; top to bottom. */
+function splitBands(items: readonly Box[], ids: number[], minBand: number): number[][] {
+  const sorted = [...ids].sort((a, b) => items[a]!.y0 - items[b]!.y0);
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let reach = -Infinity;
+  for (const id of sorted) {
+    const box = items[id]!;
+    if (current.length > 0 && box.y0 - reach >= minBand) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(id);
+    reach = Math.max(reach, box.y1);
+  }
+  groups.push(current);
+  return groups;
+}
+
+/** Inner gutters of a set: empty x-intervals between its items, at least minGutter wide. */
+function gutters(items: readonly Box[], ids: number[], minGutter: number): Interval[] {
+  const sorted = [...ids].sort((a, b) => items[a]!.x0 - items[b]!.x0);
+  const out: Interval[] = [];
+  let reach = -Infinity;
+  for (const id of sorted) {
+    const box = items[id]!;
+    if (reach > -Infinity && box.x0 - reach >= minGutter) out.push([reach, box.x0]);
+    reach = Math.max(reach, box.x1);
+  }
+  return out;
+}
+
+function intersect(a: Interval[], b: Interval[], minGutter: number): Interval[] {
+  const out: Interval[] = [];
+  for (const [a0, a1] of a) {
+    for (const [b0, b1] of b) {
+      const lo = Math.max(a0, b0);
+      const hi = Math.min(a1, b1);
+      if (hi - lo >= minGutter) out.push([lo, hi]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Merges consecutive bands that share at least one gutter (the same columns continue); a band
+ * without gutters (a full-width title, a single-column paragraph) stands alone.
+ */
+function mergeBands(items: readonly Box[], bands: number[][], minGutter: number): number[][] {
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let shared: Interval[] = [];
+  for (const band of bands) {
+    const own = gutters(items, band, minGutter);
+    if (current.length > 0) {
+      const common = shared.length > 0 && own.length > 0 ? intersect(shared, own, minGutter) : [];
+      if (common.length > 0) {
+        current.push(...band);
+        shared = common;
+        continue;
+      }
+      groups.push(current);
+    }
+    current = [...band];
+    shared = own;
+  }
+  groups.push(current);
+  return groups;
+}

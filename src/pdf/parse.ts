@@ -1,0 +1,147 @@
+import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import { isGroundworkError } from '../errors.js';
+import type { ParseOptions } from '../parsers/types.js';
+import { FontTable } from './chars.js';
+import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
+import type { PageItem, PageLayout } from './layout.js';
+import { readMetadata, type PdfMetadata } from './metadata.js';
+import { pagePool, pageWorkerCount } from './page-pool.js';
+import { analyseOne } from './page-range.js';
+import { ocrToItems, pdfOcr } from './ocr.js';
+import { renderPageGray } from './render.js';
+import { buildStructure } from './structure.js';
+
+/** Pages with fewer characters than this and no usable text are treated as having no text layer. */
+const MIN_TEXT_CHARS = 8;
+/** Documents with at least this many pages are analysed on several threads. */
+const MIN_PARALLEL_PAGES = 8;
+/** Render resolution for OCR: small print needs 300 dpi. */
+const OCR_DPI = 300;
+const DEFAULT_OCR_LANG = 'eng+chi_sim';
+
+/**
+ * Parses PDF bytes into a document draft, page by page (each PDFium page is closed before the next
+ * is loaded, so memory stays bounded by one page plus the extracted text).
+ */
+export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name?: string }): Promise<DocumentDraft> {
+  const engine = await loadEngine();
+  const doc = openDocument(engine, bytes, options.password, options.name);
+  const pages: PageLayout[] = [];
+  const warnings: string[] = [];
+  let metadata: PdfMetadata;
+  try {
+    metadata = readMetadata(engine, doc.handle);
+    const fonts = new FontTable();
+    const workers = doc.pageCount >= MIN_PARALLEL_PAGES ? pageWorkerCount() : 0;
+    if (workers === 0) {
+      for (let i = 0; i < doc.pageCount; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
+    } else {
+      // Contiguous page ranges: this thread takes the first, page workers the rest.
+      const parts = workers + 1;
+      const bounds = Array.from({ length: parts + 1 }, (_, k) => Math.round((k * doc.pageCount) / parts));
+      const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+      shared.set(bytes);
+      const pool = pagePool(workers);
+      const remote = bounds.slice(1, -1).map((from, k) =>
+        pool.run({ bytes: shared, from, to: bounds[k + 2]!, ...(options.password !== undefined && { password: options.password }) }),
+      );
+      for (let i = 0; i < bounds[1]!; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
+      const results = await Promise.all(remote);
+      results.forEach((result, k) => {
+        if (result.ok) {
+          pages.push(...result.pages);
+          warnings.push(...result.warnings);
+        } else {
+          // A failed worker's pages are analysed here.
+          for (let i = bounds[k + 1]!; i < bounds[k + 2]!; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
+        }
+      });
+    }
+    const totalChars = pages.reduce((n, p) => n + p.chars, 0);
+    if (doc.encrypted && totalChars === 0 && !options.password) {
+      warnings.push('the PDF is encrypted and yielded no text: if it needs a password, supply it (--password)');
+    }
+    await ocrPages(engine, doc, pages, options, warnings);
+  } finally {
+    doc.close();
+  }
+  const structure = buildStructure(pages);
+  warnings.push(...structure.warnings);
+  const title = documentTitle(metadata.title, structure.elements);
+  return {
+    format: 'pdf',
+    mime: 'application/pdf',
+    pageCount: doc.pageCount,
+    ...(title !== undefined && { title }),
+    metadata: { ...metadata },
+    elements: structure.elements,
+    warnings,
+  };
+}
+
+/** Why a page needs OCR in 'auto' mode, or undefined when its text layer is usable. */
+function missingText(page: PageLayout): string | undefined {
+  // A page with no text and no image is blank: nothing to read.
+  if (page.chars < MIN_TEXT_CHARS) return page.images > 0 ? 'has no text layer' : undefined;
+  if (page.unmapped * 2 > page.chars) return 'has no usable text layer (fonts without a Unicode map)';
+  return undefined;
+}
+
+/**
+ * Renders and OCRs the pages that need it ('auto': no usable text layer; 'on': every page), one at
+ * a time so memory holds one rendered page; the OCR text replaces the page's text layer.
+ */
+async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[], options: ParseOptions, warnings: string[]): Promise<void> {
+  const mode = options.ocr ?? 'auto';
+  const ocr = pdfOcr();
+  const lang = options.ocrLang ?? DEFAULT_OCR_LANG;
+  for (const page of pages) {
+    const why = missingText(page);
+    if (mode === 'off' || (mode === 'auto' && !why)) {
+      if (why) warnings.push(`page ${page.index + 1} ${why}; OCR is off`);
+      continue;
+    }
+    if (!ocr) {
+      warnings.push(`page ${page.index + 1} ${why ?? 'was to be OCRed'}; OCR unavailable`);
+      continue;
+    }
+    try {
+      const image = renderPageGray(engine, doc, page.index, OCR_DPI);
+      const result = await ocr(image, { lang });
+      page.items = mergeOcr(page.items, ocrToItems(result, page.index, 72 / image.dpi));
+      page.chars = page.items.reduce((n, item) => n + (item.type === 'block' ? item.block.lines.reduce((m, l) => m + l.chars, 0) : 0), 0);
+      page.unmapped = 0;
+      warnings.push(`page ${page.index + 1} OCRed (${result.engine}, ${result.lang}, mean confidence ${Math.round(result.confidence)})`);
+    } catch (error) {
+      if (isGroundworkError(error) && error.code === 'UNSUPPORTED') warnings.push(`page ${page.index + 1} ${why ?? 'was to be OCRed'}; OCR unavailable: ${error.message}`);
+      else warnings.push(`page ${page.index + 1}: OCR failed (${(error as Error).message})`);
+    }
+  }
+}
+
+/**
+ * A page's text-layer items plus the OCR blocks that do not cover them (text drawn in images
+ * beside real text), ordered top to bottom.
+ */
+function mergeOcr(textItems: PageItem[], ocrItems: PageItem[]): PageItem[] {
+  const kept = textItems.filter((item) => item.type === 'table' || item.block.lines.length > 0);
+  if (kept.length === 0) return ocrItems;
+  const boxes = kept.map((item) => (item.type === 'block' ? item.block : item.table));
+  const extra = ocrItems.filter((item) => {
+    const b = item.type === 'block' ? item.block : item.table;
+    const cx = (b.x0 + b.x1) / 2;
+    const cy = (b.y0 + b.y1) / 2;
+    return !boxes.some((t) => cx >= t.x0 - 2 && cx <= t.x1 + 2 && cy >= t.y0 - 2 && cy <= t.y1 + 2);
+  });
+  const top = (item: PageItem): number => (item.type === 'block' ? item.block.y0 : item.table.y0);
+  return [...kept, ...extra].sort((a, b) => top(a) - top(b));
+}
+
+const FILE_LIKE = /^[^\s/]+\.[a-z0-9]{2,4}$|\.(?:pdf|docx?|pptx?|xlsx?|tex|dvi|indd|qxd)$|^microsoft (?:word|powerpoint|excel) - |^untitled/i;
+
+/** The Info title when it is a real title (not a file name), else the first top-level heading on page 1. */
+function documentTitle(metaTitle: string | undefined, elements: readonly ElementDraft[]): string | undefined {
+  if (metaTitle && !FILE_LIKE.test(metaTitle.trim())) return metaTitle.trim();
+  const first = elements.find((e) => e.kind === 'heading' && e.page === 1);
+  return first?.text;
+}

@@ -1,0 +1,153 @@
+import { BOLD, ITALIC, MONO, NEWLINE_BEFORE, ROTATED, SPACE_BEFORE, type PageChars } from './chars.js';
+import { isCjk, isRtl } from './script.js';
+
+/**
+ * A run: characters on one baseline with no wide gap, in content order — a line of a column, a
+ * table cell's line, a heading. Runs are the units of reading order and tables; lines are built
+ * from runs later. Text already has word spaces (from the file's spaces or from gaps).
+ */
+export interface Run {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** Largest font size in the run (superscripts are smaller, so they do not pull it down). */
+  size: number;
+  /** Characters (without spaces); letters and digits among them; how many of those are bold / italic / monospace. */
+  chars: number;
+  styled: number;
+  bold: number;
+  italic: number;
+  mono: number;
+  /** Font (interned id) of the first character. */
+  font: number;
+  /** True when most characters are right-to-left script. */
+  rtl: boolean;
+  /** Content-stream position of the first character (a stable tiebreak). */
+  order: number;
+}
+
+/** A gap wider than this many ems ends a run (column gutters, table cells). */
+const RUN_BREAK_EMS = 1.0;
+/** A gap wider than this many ems is a word space even when the file has no space character. */
+const SPACE_EMS = 0.22;
+
+/**
+ * Builds runs from the characters not marked in `consumed` (characters already claimed by a
+ * table), in one pass in content order; `subset` limits it to those character indices (ascending).
+ */
+export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: ArrayLike<number>): Run[] {
+  const runs: Run[] = [];
+  const { code, x0, y0, x1, y1, size, flags, font } = chars;
+  let run: Run | undefined;
+  // Code points of the current run (spaces included), reused: no string per character.
+  const codes: number[] = [];
+  let lastX0 = 0;
+  let lastX1 = 0;
+  let lastCode = 0;
+  let rtlCount = 0;
+  const finish = (): void => {
+    if (!run) return;
+    run.text = fromCodes(codes);
+    run.rtl = rtlCount * 2 > run.chars;
+    runs.push(run);
+    run = undefined;
+  };
+  const total = subset ? subset.length : chars.count;
+  for (let k = 0; k < total; k++) {
+    const i = subset ? subset[k]! : k;
+    if (consumed && consumed[i]) continue;
+    if (flags[i]! & ROTATED) continue;
+    const c = code[i]!;
+    const cx0 = x0[i]!;
+    const cx1 = x1[i]!;
+    const cy0 = y0[i]!;
+    const cy1 = y1[i]!;
+    const em = Math.max(size[i]!, 1);
+    const f = flags[i]!;
+    if (run) {
+      const runEm = Math.max(run.size, em);
+      const overlap = Math.min(run.y1, cy1) - Math.max(run.y0, cy0);
+      const sameLine = overlap >= 0.5 * Math.min(run.y1 - run.y0, cy1 - cy0);
+      const rtl = isRtl(c) || rtlCount * 2 > run.chars;
+      // Gap in the writing direction; right-to-left text advances leftwards.
+      const forward = cx0 - lastX1;
+      const backward = lastX0 - cx1;
+      const gap = rtl ? Math.min(Math.abs(forward), Math.abs(backward)) : forward;
+      const continues = sameLine && gap <= RUN_BREAK_EMS * runEm && (rtl || forward >= -0.6 * runEm);
+      if (sameLine && Math.abs(cx0 - lastX0) < 0.01 && Math.abs(cx1 - lastX1) < 0.01 && codes.length > 0) {
+        // Characters of one ligature glyph share its box (ﬃ -> f, f, i); right-to-left ones
+        // (lam-alef) come out reversed.
+        if (rtl) codes.splice(codes.length - 1, 0, c);
+        else codes.push(c);
+        run.chars++;
+        lastCode = c;
+        continue;
+      }
+      if (!continues) finish();
+      else {
+        const space = (f & SPACE_BEFORE) !== 0 || (f & NEWLINE_BEFORE) !== 0 || gap > SPACE_EMS * runEm;
+        if (space && !(isCjk(lastCode) && isCjk(c))) codes.push(0x20);
+      }
+    }
+    if (!run) {
+      run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i };
+      codes.length = 0;
+      rtlCount = 0;
+    }
+    codes.push(c);
+    run.chars++;
+    // Style counts ignore punctuation and symbols (a regular-weight ∗ or † after a bold name).
+    if (!isSymbol(c)) {
+      if (f & BOLD) run.bold++;
+      if (f & ITALIC) run.italic++;
+      if (f & MONO) run.mono++;
+      run.styled++;
+    }
+    if (isRtl(c)) rtlCount++;
+    if (cx0 < run.x0) run.x0 = cx0;
+    if (cx1 > run.x1) run.x1 = cx1;
+    // Superscripts and subscripts (smaller) do not widen the run's line box.
+    if (em >= 0.8 * run.size) {
+      if (em > run.size * 1.2 && run.chars > 1) {
+        run.y0 = Math.min(run.y0, cy0);
+        run.y1 = Math.max(run.y1, cy1);
+      } else {
+        if (cy0 < run.y0 && em >= run.size) run.y0 = cy0;
+        if (cy1 > run.y1 && em >= run.size) run.y1 = cy1;
+      }
+      if (em > run.size) run.size = em;
+    }
+    lastX0 = cx0;
+    lastX1 = cx1;
+    lastCode = c;
+  }
+  finish();
+  return runs;
+}
+
+/** A string from code points, in chunks (spread arguments have a limit). */
+function fromCodes(codes: number[]): string {
+  if (codes.length <= 4096) return String.fromCodePoint(...codes);
+  let out = '';
+  for (let i = 0; i < codes.length; i += 4096) out += String.fromCodePoint(...codes.slice(i, i + 4096));
+  return out;
+}
+
+export function isBold(run: Run): boolean {
+  return run.bold * 2 > run.styled;
+}
+
+export function isItalic(run: Run): boolean {
+  return run.italic * 2 > run.styled;
+}
+
+export function isMono(run: Run): boolean {
+  return run.mono * 2 > run.styled;
+}
+
+/** ASCII punctuation and the general-punctuation / symbol blocks. */
+function isSymbol(code: number): boolean {
+  return code < 0x30 || (code >= 0x3a && code <= 0x40) || (code >= 0x5b && code <= 0x60) || (code >= 0x7b && code <= 0xbf) || (code >= 0x2000 && code <= 0x2bff);
+}

@@ -1,0 +1,118 @@
+import { describe, expect, test } from 'vitest';
+import { isPageNumber } from '../../src/pdf/furniture.js';
+import { numberingDepth } from '../../src/pdf/headings.js';
+import { pdfDate } from '../../src/pdf/metadata.js';
+import { readingOrder, type Box } from '../../src/pdf/order.js';
+import { joinText } from '../../src/pdf/text.js';
+import { pdfParser } from '../../src/parsers/pdf.js';
+import { minimalPdfPages, ruledTable } from './fixtures.js';
+
+describe('reading order', () => {
+  test('title across two columns, then the left column, then the right', () => {
+    const boxes: Box[] = [{ x0: 100, y0: 50, x1: 500, y1: 70 }]; // title
+    for (let i = 0; i < 5; i++) boxes.push({ x0: 50, y0: 100 + i * 12, x1: 290, y1: 110 + i * 12 }); // left: 1..5
+    for (let i = 0; i < 5; i++) boxes.push({ x0: 310, y0: 100 + i * 12, x1: 550, y1: 110 + i * 12 }); // right: 6..10
+    boxes.push({ x0: 50, y0: 200, x1: 550, y1: 210 }); // full-width figure caption
+    const order = readingOrder(boxes, { minGutter: 8, minBand: 0.5 }).flat();
+    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  test('a wide gap inside one line does not split it into columns', () => {
+    const boxes: Box[] = [
+      { x0: 50, y0: 100, x1: 70, y1: 110 },
+      { x0: 100, y0: 100, x1: 300, y1: 110 },
+    ];
+    expect(readingOrder(boxes, { minGutter: 8, minBand: 0.5 })).toEqual([[0, 1]]);
+  });
+});
+
+describe('text joining', () => {
+  test('hyphenation repaired for lowercase Latin, real hyphens kept, no space between CJK', () => {
+    expect(joinText('an exam-', 'ple here')).toBe('an example here');
+    expect(joinText('the state-of-the-', 'Art')).toBe('the state-of-the-Art');
+    expect(joinText('737–8 and 737-', '9 airplanes')).toBe('737–8 and 737-9 airplanes');
+    expect(joinText('中文文本', '继续')).toBe('中文文本继续');
+    expect(joinText('end of line', 'next line')).toBe('end of line next line');
+  });
+});
+
+describe('headings and furniture patterns', () => {
+  test('numbering depth', () => {
+    expect(numberingDepth('1. Introduction')).toBe(1);
+    expect(numberingDepth('5.1 Hyper Parameter Optimization')).toBe(2);
+    expect(numberingDepth('3.2.1 Details')).toBe(3);
+    expect(numberingDepth('Chapter 3 Methods')).toBe(1);
+    expect(numberingDepth('Appendix A')).toBe(1);
+    expect(numberingDepth('第一章 总则')).toBe(1);
+    expect(numberingDepth('第一节 范围')).toBe(2);
+    expect(numberingDepth('一、总体要求')).toBe(1);
+    expect(numberingDepth('Results and discussion')).toBe(0);
+  });
+
+  test('page numbers alone', () => {
+    for (const t of ['3', 'Page 3 of 12', '- 3 -', '第 3 页 共 12 页', 'xiv', '12 / 40']) expect(isPageNumber(t)).toBe(true);
+    for (const t of ['3 Results', 'Page three', 'Introduction']) expect(isPageNumber(t)).toBe(false);
+  });
+
+  test('PDF dates to ISO', () => {
+    expect(pdfDate("D:20200806083000-04'00'")).toBe('2020-08-06T08:30:00-04:00');
+    expect(pdfDate('D:20090401163925Z')).toBe('2009-04-01T16:39:25Z');
+    expect(pdfDate('yesterday')).toBeUndefined();
+  });
+});
+
+describe('tables from drawn rules', () => {
+  test('a ruled table continued on the next page is joined, its repeated header dropped, its text not in the body', async () => {
+    const header = ['Region', 'Sales', 'Growth'];
+    const first = ruledTable([header, ['North', '120', '4%'], ['South', '95', '2%']], 72, 700);
+    const second = ruledTable([header, ['East', '130', '7%'], ['West', '88', '1%']], 72, 740);
+    first.items.unshift({ text: 'Quarterly results by region are shown below.', size: 11, x: 72, y: 730 });
+    const bytes = minimalPdfPages([first, second]);
+    const draft = await pdfParser.parse({ bytes, name: 't.pdf' }, {});
+    const tables = draft.elements.filter((e) => e.kind === 'table');
+    expect(tables).toHaveLength(1);
+    expect(tables[0]!.table!.rows.map((r) => r.map((c) => c.text))).toEqual([header, ['North', '120', '4%'], ['South', '95', '2%'], ['East', '130', '7%'], ['West', '88', '1%']]);
+    expect(tables[0]).toMatchObject({ page: 1, pageEnd: 2 });
+    const body = draft.elements.filter((e) => e.kind !== 'table').map((e) => e.text).join(' ');
+    expect(body).toBe('Quarterly results by region are shown below.');
+  });
+});
+
+describe('page geometry', () => {
+  const text = 'Rotated pages keep their boxes';
+  async function firstBox(spec: Parameters<typeof minimalPdfPages>[0][0]) {
+    const draft = await pdfParser.parse({ bytes: minimalPdfPages([spec]), name: 'g.pdf' }, {});
+    const el = draft.elements.find((e) => e.kind === 'paragraph')!;
+    expect(el.text).toBe(text);
+    return el.bbox!;
+  }
+
+  test('unrotated: top-left origin, y down', async () => {
+    const box = await firstBox({ items: [{ text, size: 12, x: 100, y: 700 }] });
+    expect(box.x0).toBeCloseTo(100, 0);
+    expect(box.y1).toBeGreaterThan(92 - 1); // baseline at 792 - 700 = 92, descenders below
+    expect(box.y0).toBeLessThan(92);
+  });
+
+  test('a media box that does not start at 0,0', async () => {
+    const box = await firstBox({ items: [{ text, size: 12, x: 300, y: 900 }], mediaBox: [200, 200, 812, 992] });
+    expect(box.x0).toBeCloseTo(100, 0);
+    expect(box.y0).toBeLessThan(92);
+    expect(box.y1).toBeGreaterThan(91);
+  });
+
+  test('/Rotate 90: text that runs down the displayed page is read in its own frame, boxes stay on the page', async () => {
+    // Upright in user space, so it runs top to bottom once the page is turned 90° clockwise:
+    // the page displays 792 wide and 612 high and the text is a tall, narrow box.
+    const box = await firstBox({ items: [{ text, size: 12, x: 100, y: 700 }], rotate: 90 });
+    expect(box.y1 - box.y0).toBeGreaterThan(5 * (box.x1 - box.x0));
+    expect(box.x1).toBeLessThanOrEqual(792);
+    expect(box.y1).toBeLessThanOrEqual(612);
+    // Turned clockwise, user (x, y) shows at (y, x): the baseline at user y = 700 is x = 700, the
+    // glyphs rise towards the right edge, and the text starts at user x = 100, 100 pt from the top.
+    expect(box.x0).toBeGreaterThan(695);
+    expect(box.x0).toBeLessThan(702);
+    expect(box.x1).toBeLessThan(715);
+    expect(box.y0).toBeCloseTo(100, 0);
+  });
+});

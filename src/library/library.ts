@@ -269,6 +269,7 @@ export class Library {
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
           blocks,
+          indexTexts: result.indexTexts[i] ?? [],
           path: isRoot ? pathRecord : { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs },
           strategy: ctx.strategy,
           configHash: ctx.hash,

@@ -4,6 +4,7 @@ import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
 import { isGroundworkError } from '../errors.js';
 import { parse } from '../parse.js';
+import { blockIndexText } from '../search/analyze.js';
 import type { ParseOptions } from '../parsers/types.js';
 import type { ChunkOptions } from '../chunk.js';
 
@@ -17,7 +18,7 @@ export interface IngestTask {
 }
 
 export type IngestResult =
-  | { id: number; ok: true; document: Document; chunks: Chunk[][]; parsed: boolean }
+  | { id: number; ok: true; document: Document; chunks: Chunk[][]; indexTexts: string[][]; parsed: boolean }
   | { id: number; ok: false; code: string; reason: string };
 
 /** A document and its descendants (attachments, archive entries), parent first, depth first. */
@@ -32,7 +33,9 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
     const document = task.cached ?? (await parse(task.path, task.parseOptions));
     // Chunk sets in documentTree order; a container with no text of its own gets none.
     const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : chunk(d, task.chunkOptions)));
-    return { id: task.id, ok: true, document, chunks, parsed: !task.cached };
+    // Search analysis (jieba, stemming) is the slowest part of a write: do it here, not on the writer.
+    const indexTexts = chunks.map((set) => set.map(blockIndexText));
+    return { id: task.id, ok: true, document, chunks, indexTexts, parsed: !task.cached };
   } catch (error) {
     if (isGroundworkError(error)) return { id: task.id, ok: false, code: error.code, reason: error.message };
     return { id: task.id, ok: false, code: 'CORRUPT', reason: `${task.path}: ${(error as Error).message}` };

@@ -62,6 +62,11 @@ export function indexText(text: string): string {
   return analyze(text).join(' ');
 }
 
+/** What a block is found by: its heading path (part of what it is about) and its text. */
+export function blockIndexText(block: { headingPath: readonly string[]; text: string }): string {
+  return indexText(`${block.headingPath.join(' ')}\n${block.text}`);
+}
+
 /**
  * An FTS5 MATCH expression for a plain user query: every term quoted (so quotes, AND, -, NEAR,
  * emoji and lone operators are only ever text, never syntax), OR-ed so BM25 ranks by how many and

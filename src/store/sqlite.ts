@@ -3,7 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import picomatch from 'picomatch';
 import type { Document } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
-import { ftsQuery, indexText } from '../search/analyze.js';
+import { blockIndexText, ftsQuery } from '../search/analyze.js';
 import { snippet } from '../search/snippet.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema.js';
 import type { Block, DocumentWrite, LibraryStore, PathRecord, SearchFilter, SearchHit, StoreStats, StoredDocument } from './types.js';
@@ -144,7 +144,7 @@ export class SqliteStore implements LibraryStore {
         original: write.original,
         addedAt: new Date().toISOString(),
       });
-      for (const block of write.blocks) {
+      write.blocks.forEach((block, i) => {
         const info = this.stmts.insertBlock.run({
           id: block.id,
           docId: block.docId,
@@ -166,9 +166,8 @@ export class SqliteStore implements LibraryStore {
           strategy: block.strategy,
           configHash: block.configHash,
         });
-        // Headings are searchable with their block: the path is part of what a block is about.
-        this.stmts.insertFts.run(info.lastInsertRowid, indexText(`${block.headingPath.join(' ')}\n${block.text}`));
-      }
+        this.stmts.insertFts.run(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
+      });
       if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
       return write.path ? this.putPath(write.path) : { replacedDocId: null };
     })();

@@ -83,6 +83,8 @@ export interface DocumentWrite {
   strategy: string;
   configHash: string;
   original: string | null;
+  /** The analyzed search text of each block (blockIndexText), when computed off the writing thread. */
+  indexTexts?: string[];
   /** Where the parse is cached (the root of a container holds its whole tree); null for children. */
   parseCacheKey: string | null;
 }

@@ -26,6 +26,8 @@ export interface DocxContext {
   hyperlinks: { text: string; url: string }[];
   /** Counters shared across parts: footnote and endnote labels, images without alt text. */
   counters: { footnotes: number; endnotes: number; imagesWithoutAlt: number };
+  /** Set when embedded pictures will be OCR'd: each image element -> the relationship id of its picture. */
+  imageRels?: Map<ElementDraft, string>;
 }
 
 export interface NoteEntry {
@@ -92,6 +94,8 @@ export class DocxWalker {
   private runMono = false;
   private runHidden = false;
   private drawingAlt: string | undefined;
+  /** Relationship id of the drawing's picture (a:blip r:embed, v:imagedata r:id). */
+  private drawingRel: string | undefined;
   private inDrawing = 0;
   private link: { id?: string; start: number } | undefined;
 
@@ -190,6 +194,10 @@ export class DocxWalker {
       case 'v:shape':
       case 'v:imagedata':
         if (this.inDrawing > 0) this.drawingAlt = (a['alt'] || a['o:title'] || '').trim() || this.drawingAlt || '';
+        if (this.inDrawing > 0 && a['r:id']) this.drawingRel ??= a['r:id'];
+        return;
+      case 'a:blip':
+        if (this.inDrawing > 0 && a['r:embed']) this.drawingRel ??= a['r:embed'];
         return;
       case 'w:txbxContent':
         this.sinks.push([]);
@@ -339,13 +347,18 @@ export class DocxWalker {
 
   private closeDrawing(): void {
     const alt = this.drawingAlt;
+    const rel = this.drawingRel;
     this.drawingAlt = undefined;
+    this.drawingRel = undefined;
     if (alt === undefined) return;
-    if (alt === '') {
+    const imageRels = this.ctx.imageRels;
+    // Without alt text a picture is kept only when OCR may give it text (docx.ts drops it if not).
+    if (alt === '' && !(imageRels && rel)) {
       this.ctx.counters.imagesWithoutAlt++;
       return;
     }
     const image: ElementDraft = { kind: 'image', text: '', alt };
+    if (imageRels && rel) imageRels.set(image, rel);
     const p = this.paragraph;
     if (p) p.after.push(image);
     else this.sink.push(image);

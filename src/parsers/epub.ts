@@ -1,12 +1,13 @@
 import { posix } from 'node:path';
 import { ZipArchive } from '../archive/zip.js';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import { ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
 import { GroundworkError } from '../errors.js';
 import { type XmlElement, childrenNamed, findAll, findFirst, parseXml } from './epub-xml.js';
 import { type DomElement, isElement, parseHtmlDocument } from './html-dom.js';
 import { parseHtml } from './html.js';
 import { withinStack } from './markdown.js';
-import type { ParseInput, ParserDefinition } from './types.js';
+import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 
 /**
  * EPUB 2 and 3: META-INF/container.xml names the package (OPF); its metadata (dc:title, creator,
@@ -14,19 +15,22 @@ import type { ParseInput, ParserDefinition } from './types.js';
  * Each spine chapter (XHTML) goes through the HTML walker whole (no main-content extraction: a
  * chapter has no page chrome), keeping its headings' levels, lists, tables and images' alt text.
  * The table of contents (EPUB 3 nav document, else the NCX) is kept as `metadata.toc`, and the nav
- * document itself is not repeated as content.
+ * document itself is not repeated as content. With `ocr: 'on'` the pictures of the image elements
+ * (img src resolved against the chapter) are OCR'd into `ocrText`; 'auto' keeps alt text only (OCR
+ * costs seconds per picture). The HTML walker drops images without alt text, so those are not OCR'd.
  */
 export const epubParser: ParserDefinition = {
   formats: ['epub'],
   version: '1',
   textual: false,
-  parse(input: ParseInput): DocumentDraft {
+  parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const zip = ZipArchive.open(input.bytes, { ...(input.name !== undefined && { file: input.name }) });
     const packagePath = findPackagePath(zip);
     const pkg = readPackage(zip, packagePath);
     refuseDrm(zip, pkg);
     const warnings: string[] = [];
     const elements: ElementDraft[] = [];
+    const images: EmbeddedImage[] | undefined = options.ocr === 'on' ? [] : undefined;
     let chapters = 0;
     for (const item of pkg.spine) {
       if (item.id === pkg.navId) continue;
@@ -38,8 +42,10 @@ export const epubParser: ParserDefinition = {
         warnings.push(`spine item '${item.href}' is missing from the archive: skipped`);
         continue;
       }
-      const chapter = withinStack(() => parseHtml(zip.readText(item.path), { mainContent: false }));
+      const html = zip.readText(item.path);
+      const chapter = withinStack(() => parseHtml(html, { mainContent: false }));
       if (chapter.elements.length > 0) chapters++;
+      if (images) images.push(...chapterPictures(zip, item.path, html, chapter.elements));
       for (const el of chapter.elements) {
         // A title page followed by a chapter opening with the same heading (pandoc, calibre) says it once.
         const previous = elements[elements.length - 1];
@@ -50,7 +56,7 @@ export const epubParser: ParserDefinition = {
     const toc = readToc(zip, pkg);
     const metadata: Record<string, unknown> = { ...pkg.metadata, chapters };
     if (toc.length > 0) metadata.toc = toc;
-    return {
+    const draft: DocumentDraft = {
       format: 'epub',
       mime: 'application/epub+zip',
       ...(pkg.title && { title: pkg.title }),
@@ -59,8 +65,39 @@ export const epubParser: ParserDefinition = {
       elements,
       warnings,
     };
+    return images && images.length > 0 ? ocrEmbeddedImages(images, options, warnings).then(() => draft) : draft;
   },
 };
+
+const WHITESPACE_RUN = /\s+/g;
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * The pictures of a chapter's image elements. The walker keeps an image's alt text but not its src,
+ * so the chapter's <img> elements are matched to the image elements in document order by alt text
+ * (the walker skips some images, e.g. inside list items, so an unmatched <img> is passed over).
+ */
+function chapterPictures(zip: ZipArchive, chapterPath: string, html: string, elements: readonly ElementDraft[]): EmbeddedImage[] {
+  const imageElements = elements.filter((el) => el.kind === 'image');
+  if (imageElements.length === 0) return [];
+  const imgs = Array.from(parseHtmlDocument(html).querySelectorAll('img'));
+  const dir = posix.dirname(chapterPath);
+  const out: EmbeddedImage[] = [];
+  let next = 0;
+  for (const element of imageElements) {
+    for (let i = next; i < imgs.length; i++) {
+      const img = imgs[i]!;
+      if ((img.getAttribute('alt') ?? '').replace(WHITESPACE_RUN, ' ').trim() !== element.alt) continue;
+      next = i + 1;
+      const src = img.getAttribute('src') ?? '';
+      if (!src || URL_SCHEME.test(src)) break;
+      const path = resolveHref(dir === '.' ? '' : dir, src);
+      out.push({ element, path, read: () => (zip.has(path) ? zip.read(path) : undefined) });
+      break;
+    }
+  }
+  return out;
+}
 
 const HTML_MEDIA_TYPES = new Set(['application/xhtml+xml', 'text/html', 'application/x-dtbook+xml', 'text/x-oeb1-document']);
 const PACKAGE_MEDIA_TYPE = 'application/oebps-package+xml';
@@ -113,7 +150,6 @@ const DC_FIELDS: Record<string, string> = {
   rights: 'rights',
 };
 const LIST_FIELDS = new Set(['author', 'contributors', 'subjects']);
-const WHITESPACE_RUN = /\s+/g;
 const TOC_NAV = /\btoc\b|doc-toc/;
 const LEADING_DOT_SLASH = /^\.\//;
 

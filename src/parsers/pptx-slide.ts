@@ -36,7 +36,7 @@ export interface Shape {
   table?: TableData;
   /** Picture alt text (cNvPr descr, else title). */
   alt?: string;
-  /** Relationship id of a chart part or a diagram's data part. */
+  /** Relationship id of a chart part, a diagram's data part or a picture's image (a:blip r:embed). */
   rel?: string;
   children: Shape[];
 }
@@ -171,6 +171,10 @@ export function readShapeTree(xml: string): Shape[] {
           return;
         case 'c:chart':
           if (shape) shape.rel = attrs['r:id'] ?? '';
+          return;
+        case 'a:blip':
+          // Only a picture's own image: a:blip also fills text boxes and bullets.
+          if (shape?.kind === 'picture' && attrs['r:embed']) shape.rel ??= attrs['r:embed'];
           return;
         case 'dgm:relIds':
           if (shape) shape.rel = attrs['r:dm'] ?? '';

@@ -4,8 +4,9 @@ import { GroundworkError } from '../errors.js';
 import { readRelationships } from './ooxml-package.js';
 import { readOfficeProperties } from './ooxml-properties.js';
 import { readChart } from './pptx-chart.js';
+import { ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
 import { readShapeTree, type Paragraph, type Shape } from './pptx-slide.js';
-import type { ParseInput, ParserDefinition } from './types.js';
+import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { tableText } from './xlsx-tables.js';
 import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js';
 
@@ -20,7 +21,9 @@ import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js'
  * - paragraphs with a bullet (`a:buChar`, or inherited in a body/content placeholder) are list
  *   items at their `lvl`; `a:buAutoNum` makes them ordered and numbered; `a:buNone` makes paragraphs;
  * - tables with spans, charts as a caption plus a table of their cached values, diagrams (SmartArt)
- *   as their node texts, pictures with alt text as image elements;
+ *   as their node texts, pictures with alt text as image elements; with `ocr: 'on'` every picture's
+ *   image is OCR'd into `ocrText` (pictures without alt text kept when OCR finds text), while 'auto'
+ *   keeps alt text only: OCR costs seconds per picture;
  * - speaker notes as one paragraph `Notes: ...` after the slide's content;
  * - footer, date and slide-number placeholders as page furniture.
  */
@@ -41,13 +44,15 @@ interface SlideContext {
   rels: Map<string, { type: string; target: string; external: boolean }>;
   warnings: string[];
   counters: { imagesWithoutAlt: number };
+  /** Collected when pictures will be OCR'd. */
+  images?: EmbeddedImage[];
 }
 
 export const pptxParser: ParserDefinition = {
   formats: ['pptx'],
   version: '1',
   textual: false,
-  parse(input: ParseInput): DocumentDraft {
+  parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
     const fileOption = file !== undefined ? { file } : {};
     const zip = ZipArchive.open(input.bytes, fileOption);
@@ -67,10 +72,11 @@ export const pptxParser: ParserDefinition = {
     const elements: ElementDraft[] = [];
     const layouts = new LayoutPositions(zip);
     const counters = { imagesWithoutAlt: 0 };
+    const images: EmbeddedImage[] | undefined = options.ocr === 'on' ? [] : undefined;
     let firstHeading: string | undefined;
     slideParts.forEach((part, i) => {
       const slide = i + 1;
-      const ctx: SlideContext = { zip, slide, rels: readRelationships(zip, part), warnings, counters };
+      const ctx: SlideContext = { zip, slide, rels: readRelationships(zip, part), warnings, counters, ...(images && { images }) };
       let xml: string;
       let shapes: Shape[];
       try {
@@ -96,20 +102,29 @@ export const pptxParser: ParserDefinition = {
     if (slideParts.length > 0 && elements.length === 0 && warnings.length === slideParts.length) {
       throw new GroundworkError('CORRUPT', `none of the ${slideParts.length} slides could be read`, fileOption);
     }
-    if (counters.imagesWithoutAlt > 0) warnings.push(`${counters.imagesWithoutAlt} picture(s) without alt text were skipped (no text to keep)`);
 
     const props = readOfficeProperties(zip);
     const title = props.title ?? firstHeading;
-    return {
-      format: 'pptx',
-      mime: MIME,
-      ...(title !== undefined && { title }),
-      ...(props.language !== undefined && { language: props.language }),
-      pageCount: slideParts.length,
-      metadata: { ...props.metadata, slides: slideParts.length },
-      elements,
-      warnings,
+    const draft = (kept: ElementDraft[]): DocumentDraft => {
+      if (counters.imagesWithoutAlt > 0) warnings.push(`${counters.imagesWithoutAlt} picture(s) without alt text were skipped (no text to keep)`);
+      return {
+        format: 'pptx',
+        mime: MIME,
+        ...(title !== undefined && { title }),
+        ...(props.language !== undefined && { language: props.language }),
+        pageCount: slideParts.length,
+        metadata: { ...props.metadata, slides: slideParts.length },
+        elements: kept,
+        warnings,
+      };
     };
+    if (!images || images.length === 0) return draft(elements);
+    return ocrEmbeddedImages(images, options, warnings).then(() => {
+      // Pictures without alt text stay only when OCR found text in them.
+      const kept = elements.filter((el) => el.kind !== 'image' || el.alt || el.ocrText);
+      counters.imagesWithoutAlt += elements.length - kept.length;
+      return draft(kept);
+    });
   },
 };
 
@@ -207,11 +222,7 @@ function shapeElements(shape: Shape, ctx: SlideContext, sameLine: number): Eleme
     case 'table':
       return shape.table ? [{ kind: 'table', text: tableText(shape.table.rows), table: shape.table }] : [];
     case 'picture':
-      if (!shape.alt) {
-        ctx.counters.imagesWithoutAlt++;
-        return [];
-      }
-      return [{ kind: 'image', text: '', alt: shape.alt }];
+      return pictureElements(shape, ctx);
     case 'chart':
       return chartElements(shape, ctx);
     case 'diagram':
@@ -219,6 +230,18 @@ function shapeElements(shape: Shape, ctx: SlideContext, sameLine: number): Eleme
     default:
       return textElements(shape);
   }
+}
+
+function pictureElements(shape: Shape, ctx: SlideContext): ElementDraft[] {
+  const rel = shape.rel ? ctx.rels.get(shape.rel) : undefined;
+  const picture = ctx.images && rel && !rel.external ? rel.target : undefined;
+  if (!shape.alt && !picture) {
+    ctx.counters.imagesWithoutAlt++;
+    return [];
+  }
+  const image: ElementDraft = { kind: 'image', text: '', alt: shape.alt ?? '' };
+  if (picture) ctx.images!.push({ element: image, path: picture, read: () => (ctx.zip.has(picture) ? ctx.zip.read(picture) : undefined) });
+  return [image];
 }
 
 function textElements(shape: Shape): ElementDraft[] {

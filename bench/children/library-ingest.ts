@@ -4,7 +4,12 @@
  * worker threads share the process). A fresh process per corpus size, so each peak is its own.
  *   node --import tsx bench/children/library-ingest.ts LIBRARY_DIR FOLDER...
  */
-import { Library } from '../../src/library/library.js';
+import { existsSync } from 'node:fs';
+
+// The built package when there is one (what users run: workers load plain JS, not tsx), else sources.
+const built = new URL('../../dist/index.js', import.meta.url);
+const { Library } = (existsSync(built) ? await import(built.href) : await import('../../src/library/library.js')) as typeof import('../../src/library/library.js');
+process.stderr.write(`library-ingest: ${existsSync(built) ? 'dist/ (built)' : 'src/ via tsx'}\n`);
 
 const [libraryDir, ...folders] = process.argv.slice(2);
 if (!libraryDir || folders.length === 0) throw new Error('usage: library-ingest.ts LIBRARY_DIR FOLDER...');

@@ -19,7 +19,9 @@ export class TaskPool {
   }
 
   private spawn(): void {
-    const worker = startWorker(import.meta.url, 'worker');
+    // A young-generation cap makes V8 collect short-lived parse garbage early instead of letting each
+    // worker's heap drift upward with the corpus (RSS stays flat; see bench/library.ts).
+    const worker = startWorker(import.meta.url, 'worker', { resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 320 } });
     worker.on('message', (result: IngestResult) => {
       const task = this.current.get(worker);
       this.current.delete(worker);

@@ -5,7 +5,7 @@
  *   node --import tsx bench/children/library-search.ts store|fts|minisearch CACHE_DIR QUERIES_JSON
  *
  * store       SqliteStore.search(q, 10): what a user gets (blocks, snippets, paths)
- * fts         the same MATCH expression, top 10 rowids by bm25 from blocks_fts alone (engine cost)
+ * fts         the same (pruned) MATCH expression, top 10 rowids by bm25 from blocks_fts alone (engine cost)
  * minisearch  MiniSearch 7.2 over the same blocks, fed the same analyzed terms (same analysis, other engine)
  */
 import Database from 'better-sqlite3';
@@ -13,7 +13,7 @@ import MiniSearch from 'minisearch';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze, ftsQuery } from '../../src/search/analyze.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
 
 interface Query {
   lang: 'en' | 'zh';
@@ -44,8 +44,9 @@ if (engine === 'store') {
 } else if (engine === 'fts') {
   const db = new Database(join(cacheDir, 'library.sqlite'), { readonly: true });
   const top = db.prepare('SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rank LIMIT ?');
+  const termStats = termStatsOf(db);
   timings = runQueries((q) => {
-    const match = ftsQuery(q);
+    const match = ftsQuery(q, termStats);
     return match ? top.all(match, K).length : 0;
   });
   db.close();

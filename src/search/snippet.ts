@@ -16,10 +16,18 @@ export function snippet(text: string, query: string, width = 240): string {
     if (!HAN.test(term)) continue;
     for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
   }
+  // Words repeat: analyze each distinct one once per call (stemming every word dominated search time).
+  const isMatch = new Map<string, boolean>();
   for (const m of text.matchAll(WORD)) {
     if (HAN.test(m[0])) continue;
-    const analyzed = analyze(m[0]);
-    if (analyzed.length > 0 && analyzed.every((t) => terms.has(t))) ranges.push([m.index, m.index + m[0].length]);
+    const key = m[0].toLowerCase();
+    let hit = isMatch.get(key);
+    if (hit === undefined) {
+      const analyzed = analyze(m[0]);
+      hit = analyzed.length > 0 && analyzed.every((t) => terms.has(t));
+      isMatch.set(key, hit);
+    }
+    if (hit) ranges.push([m.index, m.index + m[0].length]);
   }
   if (ranges.length === 0) return clip(text, 0, width);
   const merged = mergeRanges(ranges);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { ftsQuery } from '../search/analyze.js';
+import { ftsQuery, type TermStats } from '../search/analyze.js';
+import { termStatsOf } from './sqlite.js';
 
 /** One ranked result of `RankReader.rank`: which block, of which document. */
 export interface RankedBlock {
@@ -9,25 +10,27 @@ export interface RankedBlock {
 
 /**
  * A second, read-only connection to a library file that returns only the ranking of a search:
- * the same MATCH expression, the same BM25 and the same joins and order as `SqliteStore.search`
- * (no filters), without snippets or paths. Evaluation runs tens of thousands of queries, and
- * cutting a highlighted snippet for every hit costs more than the search itself.
+ * the same pruned MATCH expression, the same BM25 top k from FTS5 and the same order as
+ * `SqliteStore.search` (no filters), without snippets or paths. Evaluation runs tens of thousands
+ * of queries, and cutting a highlighted snippet for every hit costs more than the search itself.
  */
 export class RankReader {
   private readonly db: Database.Database;
   private readonly statement: Database.Statement;
+  private readonly termStats: TermStats | undefined;
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true });
+    this.termStats = termStatsOf(this.db);
     this.statement = this.db.prepare(
-      `SELECT b.doc_id AS docId, b.ordinal AS ordinal, bm25(blocks_fts) AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
-       JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match ORDER BY rank LIMIT @k`,
+      `WITH top AS (SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match ORDER BY rank LIMIT @k)
+       SELECT b.doc_id AS docId, b.ordinal AS ordinal FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
   }
 
   /** The first `k` blocks for `query`, best first; empty when the query has no searchable term. */
   rank(query: string, k: number): RankedBlock[] {
-    const match = ftsQuery(query);
+    const match = ftsQuery(query, this.termStats);
     if (!match) return [];
     return this.statement.all({ match, k }) as RankedBlock[];
   }

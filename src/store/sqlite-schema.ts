@@ -1,4 +1,17 @@
 /**
+ * Recomputes term_df and the indexed block count from the FTS index itself (fts5vocab walks every
+ * posting list once). Run by migration 2 and by tools that fill blocks_fts directly.
+ */
+export const REBUILD_TERM_STATS = `
+  DELETE FROM term_df;
+  CREATE VIRTUAL TABLE temp.blocks_fts_vocab USING fts5vocab(main, blocks_fts, 'row');
+  INSERT INTO term_df(term, df) SELECT term, doc FROM temp.blocks_fts_vocab WHERE doc > 0;
+  DROP TABLE temp.blocks_fts_vocab;
+  INSERT INTO index_stats(key, value) VALUES ('blocks', (SELECT count(*) FROM blocks))
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+`;
+
+/**
  * The SQLite schema, as ordered migrations. `PRAGMA user_version` records how many have run; a
  * library written by a newer Groundwork (higher version) is refused rather than corrupted.
  */
@@ -68,6 +81,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX parse_cache_doc ON parse_cache(doc_id);
   `,
+  // 2: document frequencies for query-term pruning (a per-term lookup, where fts5vocab would walk
+  // posting lists), kept up to date by every write, backfilled here from an existing index.
+  `
+  CREATE TABLE term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE index_stats (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+  ${REBUILD_TERM_STATS}`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -3,7 +3,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import picomatch from 'picomatch';
 import type { Document } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
-import { blockIndexText, ftsQuery } from '../search/analyze.js';
+import { blockIndexText, ftsQuery, type TermStats } from '../search/analyze.js';
 import { snippet } from '../search/snippet.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema.js';
 import type { Block, DocumentWrite, LibraryStore, PathRecord, SearchFilter, SearchHit, StoreStats, StoredDocument } from './types.js';
@@ -15,6 +15,7 @@ export class SqliteStore implements LibraryStore {
   readonly location: string;
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
+  private readonly termStats: TermStats | undefined;
 
   constructor(file: string, options: { readonly?: boolean } = {}) {
     this.location = file;
@@ -30,6 +31,7 @@ export class SqliteStore implements LibraryStore {
     this.db.pragma('busy_timeout = 10000');
     if (!options.readonly) this.migrate();
     this.stmts = this.prepareStatements();
+    this.termStats = termStatsOf(this.db);
   }
 
   private migrate(): void {
@@ -65,13 +67,20 @@ export class SqliteStore implements LibraryStore {
       ),
       deleteBlocks: db.prepare('DELETE FROM blocks WHERE doc_id = ?'),
       deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
-      blockRowids: db.prepare('SELECT rowid FROM blocks WHERE doc_id = ?').pluck(),
+      blockIndexRows: db.prepare('SELECT rowid, text, heading_path FROM blocks WHERE doc_id = ?'),
       deleteFts: db.prepare('DELETE FROM blocks_fts WHERE rowid = ?'),
       insertBlock: db.prepare(
         `INSERT INTO blocks(id, doc_id, ordinal, kind, text, heading_path, page_start, page_end, bboxes, start, "end", chars, tokens, table_rows, speaker, time_start, time_end, strategy, config_hash)
          VALUES (@id, @docId, @ordinal, @kind, @text, @headingPath, @pageStart, @pageEnd, @bboxes, @start, @end, @chars, @tokens, @table, @speaker, @timeStart, @timeEnd, @strategy, @configHash)`,
       ),
       insertFts: db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)'),
+      addTermDf: db.prepare('INSERT INTO term_df(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df'),
+      subtractTermDf: db.prepare('UPDATE term_df SET df = df - ? WHERE term = ?'),
+      dropTermDf: db.prepare('DELETE FROM term_df WHERE term = ? AND df <= 0'),
+      addBlockCount: db.prepare(
+        "INSERT INTO index_stats(key, value) VALUES ('blocks', @n) ON CONFLICT(key) DO UPDATE SET value = max(0, value + excluded.value)",
+      ),
+      topRowids: db.prepare('SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match ORDER BY rank LIMIT @n'),
       putParse: db.prepare('INSERT OR REPLACE INTO parse_cache(key, doc_id, document, created_at) VALUES (?, ?, ?, ?)'),
       getParse: db.prepare('SELECT document FROM parse_cache WHERE key = ?').pluck(),
       listDocuments: db.prepare(
@@ -144,6 +153,7 @@ export class SqliteStore implements LibraryStore {
         original: write.original,
         addedAt: new Date().toISOString(),
       });
+      const termCounts = new Map<string, number>();
       write.blocks.forEach((block, i) => {
         const info = this.stmts.insertBlock.run({
           id: block.id,
@@ -166,8 +176,12 @@ export class SqliteStore implements LibraryStore {
           strategy: block.strategy,
           configHash: block.configHash,
         });
-        this.stmts.insertFts.run(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
+        const body = write.indexTexts?.[i] ?? blockIndexText(block);
+        this.stmts.insertFts.run(info.lastInsertRowid, body);
+        countUniqueTerms(body, termCounts);
       });
+      for (const [term, n] of termCounts) this.stmts.addTermDf.run(term, n);
+      this.stmts.addBlockCount.run({ n: write.blocks.length });
       if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
       return write.path ? this.putPath(write.path) : { replacedDocId: null };
     })();
@@ -175,8 +189,20 @@ export class SqliteStore implements LibraryStore {
 
   /** Deletes a document's blocks and their index rows; with `keepDocument`, only those. */
   private deleteDocumentRows(docId: string, options: { keepDocument?: boolean } = {}): void {
-    // Contentless FTS rows must be deleted by rowid before the blocks that name them go.
-    for (const rowid of this.stmts.blockRowids.all(docId) as number[]) this.stmts.deleteFts.run(rowid);
+    // Contentless FTS rows must be deleted by rowid before the blocks that name them go. The index
+    // holds no text, so the terms leaving term_df are re-derived from the blocks, as at write time.
+    const termCounts = new Map<string, number>();
+    let blocks = 0;
+    for (const row of this.stmts.blockIndexRows.all(docId) as Row[]) {
+      this.stmts.deleteFts.run(row.rowid);
+      countUniqueTerms(blockIndexText({ headingPath: JSON.parse(row.heading_path), text: row.text }), termCounts);
+      blocks++;
+    }
+    for (const [term, n] of termCounts) {
+      this.stmts.subtractTermDf.run(n, term);
+      this.stmts.dropTermDf.run(term);
+    }
+    if (blocks > 0) this.stmts.addBlockCount.run({ n: -blocks });
     this.stmts.deleteBlocks.run(docId);
     if (!options.keepDocument) this.stmts.deleteDocument.run(docId);
   }
@@ -218,10 +244,10 @@ export class SqliteStore implements LibraryStore {
   }
 
   search(query: string, k: number, filter: SearchFilter = {}): SearchHit[] {
-    const match = ftsQuery(query);
+    const match = ftsQuery(query, this.termStats);
     if (!match) return [];
-    const where: string[] = ['blocks_fts MATCH @match'];
-    const params: Record<string, unknown> = { match, k };
+    const conditions: string[] = [];
+    const params: Record<string, unknown> = {};
     const docIds = asArray(filter.docId);
     if (filter.path) {
       // Globs run in JS (picomatch) over the paths table: SQLite's GLOB has no `**`.
@@ -229,14 +255,12 @@ export class SqliteStore implements LibraryStore {
       for (const row of this.stmts.pathsMatching.iterate() as IterableIterator<Row>) if (isMatch(row.path)) docIds.push(row.doc_id);
       if (docIds.length === 0) return [];
     }
-    if (docIds.length > 0 || filter.path) where.push(`b.doc_id IN (SELECT value FROM json_each(@docIds))`), (params.docIds = JSON.stringify(docIds));
+    if (docIds.length > 0 || filter.path) conditions.push(`b.doc_id IN (SELECT value FROM json_each(@docIds))`), (params.docIds = JSON.stringify(docIds));
     const formats = asArray(filter.format);
-    if (formats.length > 0) where.push(`d.format IN (SELECT value FROM json_each(@formats))`), (params.formats = JSON.stringify(formats));
-    if (filter.pageFrom !== undefined) where.push('b.page_end >= @pageFrom'), (params.pageFrom = filter.pageFrom);
-    if (filter.pageTo !== undefined) where.push('b.page_start <= @pageTo'), (params.pageTo = filter.pageTo);
-    const sql = `SELECT b.*, bm25(blocks_fts) AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
-                 JOIN documents d ON d.id = b.doc_id WHERE ${where.join(' AND ')} ORDER BY rank LIMIT @k`;
-    const rows = this.db.prepare(sql).all(params) as Row[];
+    if (formats.length > 0) conditions.push(`d.format IN (SELECT value FROM json_each(@formats))`), (params.formats = JSON.stringify(formats));
+    if (filter.pageFrom !== undefined) conditions.push('b.page_end >= @pageFrom'), (params.pageFrom = filter.pageFrom);
+    if (filter.pageTo !== undefined) conditions.push('b.page_start <= @pageTo'), (params.pageTo = filter.pageTo);
+    const rows = this.rankedRows(match, k, conditions, params);
     return rows.map((row) => {
       const block = toBlock(row);
       return {
@@ -247,6 +271,33 @@ export class SqliteStore implements LibraryStore {
         snippet: snippet(block.text, query),
       };
     });
+  }
+
+  /**
+   * The best `k` block rows for `match` that pass `conditions`, with their bm25 `rank`. FTS5 ranks
+   * first and only the winners are joined with their blocks: joining every match (text and all)
+   * before sorting costs several times more. With filters, the top candidates are filtered; when
+   * too few survive and more candidates exist, the full join is the exact answer.
+   */
+  private rankedRows(match: string, k: number, conditions: string[], params: Record<string, unknown>): Row[] {
+    const candidates = conditions.length === 0 ? k : Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES);
+    const top = this.stmts.topRowids.all({ match, n: candidates }) as { rowid: number; rank: number }[];
+    if (top.length === 0) return [];
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const rows = this.db
+      .prepare(
+        `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
+         JOIN documents d ON d.id = b.doc_id ${where} ORDER BY c.key LIMIT @k`,
+      )
+      .all({ ...params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
+    for (const row of rows) row.rank = top[row.position]!.rank;
+    if (rows.length >= k || top.length < candidates) return rows;
+    return this.db
+      .prepare(
+        `SELECT b.*, bm25(blocks_fts) AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
+         JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND ${conditions.join(' AND ')} ORDER BY rank LIMIT @k`,
+      )
+      .all({ ...params, match, k }) as Row[];
   }
 
   stats(): StoreStats {
@@ -267,6 +318,31 @@ export class SqliteStore implements LibraryStore {
   close(): void {
     this.db.close();
   }
+}
+
+/** Filtered searches rank this many FTS candidates per wanted hit (at least MIN) before the exact fallback. */
+const FILTER_CANDIDATES_PER_HIT = 20;
+const MIN_FILTER_CANDIDATES = 200;
+
+/**
+ * Document frequencies from term_df (migration 2), one indexed lookup per query term. Undefined for
+ * a library that predates them, opened read-only (not migrated): its queries are not pruned.
+ */
+export function termStatsOf(db: Database.Database): TermStats | undefined {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'term_df'").get()) return undefined;
+  const dfOf = db.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
+  const blockCount = db.prepare("SELECT value FROM index_stats WHERE key = 'blocks'").pluck();
+  return {
+    get blocks() {
+      return (blockCount.get() as number | undefined) ?? 0;
+    },
+    df: (term) => (dfOf.get(term) as number | undefined) ?? 0,
+  };
+}
+
+/** Adds 1 to `counts` for each distinct term of an FTS body (space-separated terms). */
+function countUniqueTerms(body: string, counts: Map<string, number>): void {
+  for (const term of new Set(body.split(' '))) if (term !== '') counts.set(term, (counts.get(term) ?? 0) + 1);
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {

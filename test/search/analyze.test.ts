@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { analyze, ftsQuery } from '../../src/search/analyze.js';
+import { analyze, ftsQuery, QUERY_PRUNING, queryTerms, type TermStats } from '../../src/search/analyze.js';
 import { snippet } from '../../src/search/snippet.js';
 
 describe('analyze', () => {
@@ -26,6 +26,43 @@ describe('ftsQuery', () => {
 
   test('returns undefined when nothing is searchable', () => {
     for (const q of ['', '   ', '😀', '-', '"', 'AND', '()', '***']) expect(ftsQuery(q)).toBeUndefined();
+  });
+});
+
+describe('queryTerms with document frequencies', () => {
+  const statsOf = (blocks: number, df: Record<string, number>): TermStats => ({ blocks, df: (term) => df[term] ?? 0 });
+
+  test('without statistics keeps every distinct term in query order', () => {
+    expect(queryTerms('river river delta')).toEqual(['river', 'delta']);
+  });
+
+  test('drops terms in more than the allowed share of blocks and terms no block has', () => {
+    const blocks = 1000;
+    const common = Math.ceil(QUERY_PRUNING.maxDocFraction * blocks) + 1;
+    const stats = statsOf(blocks, { river: common, delta: 3, flood: 40 });
+    expect(queryTerms('river delta flood zzyzx', stats)).toEqual(['delta', 'flood']);
+    expect(ftsQuery('river delta flood zzyzx', stats)).toBe('"delta" OR "flood"');
+  });
+
+  test('always keeps the rarest term, however common', () => {
+    expect(queryTerms('river delta', statsOf(10, { river: 10, delta: 9 }))).toEqual(['delta']);
+  });
+
+  test('a query whose terms are in no block has nothing to search', () => {
+    expect(ftsQuery('river delta', statsOf(10, {}))).toBeUndefined();
+  });
+
+  test('keeps at most maxTerms, the rarest, within the postings budget', () => {
+    const words = Array.from({ length: QUERY_PRUNING.maxTerms + 3 }, (_, i) => `w${i}`);
+    const df = Object.fromEntries(words.map((w, i) => [w, words.length - i]));
+    const kept = queryTerms(words.join(' '), statsOf(1_000_000, df));
+    expect(kept).toEqual(words.slice(-QUERY_PRUNING.maxTerms).reverse());
+
+    const budget = QUERY_PRUNING.maxPostings;
+    const heavy = statsOf(1_000_000_000, { rare: budget, mid: Math.floor(budget / 2), big: budget * 2 });
+    // "big" alone exceeds the budget yet, being the rarest, is always searched.
+    expect(queryTerms('big', heavy)).toEqual(['big']);
+    expect(queryTerms('rare mid big', heavy)).toEqual(['mid']);
   });
 });
 

@@ -144,7 +144,7 @@ async function ingestBench(): Promise<void> {
     console.log(
       `\nIngest corpus: ${files.length} text-family files (${(baseBytes / MB).toFixed(1)} MB: eval corpora + shared md/txt/html/csv/json), ` +
         `replicated ${copies.length}x, each copy made unique (written in ${((performance.now() - t0) / 1000).toFixed(1)} s). ` +
-        `Default options (structure strategy, copyFiles on, workers = cores).`,
+        `Default options (structure strategy, copyFiles on, workers = cores - 1).`,
     );
     for (const n of sizes) {
       const chosen = copies.slice(0, n);

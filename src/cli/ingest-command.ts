@@ -37,7 +37,7 @@ ${LIBRARY_FLAG_HELP}
                         (binary units: 1MB = 1024 KB; default 512MB)
   --no-copy             do not keep a copy of each original under the library's files/ folder
   --dry-run             parse and chunk, report what would change, write nothing
-  --workers N           parsing threads (default: the number of cores, at most 8; 0 = no threads)
+  --workers N           parsing threads (default: cores - 1, at least 1, at most 8; 0 = no threads)
   --json                print the report as JSON instead of a table
 ${CONTENT_FLAGS_HELP}
 

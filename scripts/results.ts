@@ -6,7 +6,7 @@
 import { cpus, totalmem } from 'node:os';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { formatTable } from '../src/cli/common.js';
+import { formatResults } from '../src/cli/eval-command.js';
 import { baselineConfigs } from '../src/eval/configs.js';
 import { isDatasetDir, loadDataset } from '../src/eval/dataset.js';
 import { evaluate, type ConfigRun } from '../src/eval/runner.js';
@@ -35,30 +35,6 @@ const totalSeconds = (performance.now() - started) / 1000;
 const f3 = (x: number) => x.toFixed(3);
 const f4 = (x: number) => x.toFixed(4);
 
-function table(runs: readonly ConfigRun[], multiSpan: boolean): string {
-  const header = ['configuration', 'hit@5', 'partial@5', ...(multiSpan ? ['hit_all@5'] : []), 'MRR@10', 'recall', 'precision', 'P_Ω', 'IoU', 'hit@1000t', 'partial@1000t', 'chunks', 'mean tok', 'p90 tok', 'mean chars', 's'];
-  const rows = runs.map(({ label, result: r }) => [
-    label,
-    f3(r.hitAtK),
-    f3(r.partialHitAtK),
-    ...(multiSpan ? [f3(r.hitAllAtK)] : []),
-    f3(r.mrr),
-    f3(r.recall),
-    f4(r.precision),
-    f4(r.precisionOmega),
-    f4(r.iou),
-    f3(r.hitAtBudget),
-    f3(r.partialHitAtBudget),
-    String(r.chunks),
-    r.meanTokens.toFixed(0),
-    String(r.p90Tokens),
-    r.meanChars.toFixed(0),
-    r.seconds.toFixed(1),
-  ]);
-  return formatTable(header, rows, header.map((_, i) => i).slice(1));
-}
-
-/** The issue's two criteria, checked on the numbers above; each line says met or by how much not. */
 function criteria(): string[] {
   const lines: string[] = [];
   const chroma = reports.find((r) => r.name === 'chroma-general');
@@ -110,7 +86,7 @@ ${reports
 
 ${runs[0]!.result.questions} questions, ${docs} documents.
 
-${table(runs, multiSpan)}`,
+${formatResults(runs, multiSpan)}`,
   )
   .join('\n')}
 ## Reading the table

@@ -56,9 +56,10 @@ export function resolveStructureOptions(input: Record<string, unknown>): Structu
     }
   }
   // Defaults tuned on the six eval sets (docs/results.md): chunks of about 160 tokens of whole
-  // paragraphs, a paragraph of up to 384 kept whole.
+  // paragraphs, a paragraph of up to 384 kept whole, and up to 96 tokens of the previous chunk's last
+  // sentences where a chunk has room for them below targetSize.
   const chunkSize = integerOption(input, 'chunkSize', 384, 1);
-  const chunkOverlap = integerOption(input, 'chunkOverlap', 0, 0);
+  const chunkOverlap = integerOption(input, 'chunkOverlap', Math.floor(chunkSize / 4), 0);
   if (chunkOverlap >= chunkSize) invalidOption(`structure: option 'chunkOverlap' (${chunkOverlap}) must be smaller than 'chunkSize' (${chunkSize})`);
   const breadcrumb = input.breadcrumb ?? false;
   if (typeof breadcrumb !== 'boolean') invalidOption(`structure: option 'breadcrumb' must be true or false, got ${JSON.stringify(breadcrumb)}`);
@@ -124,6 +125,14 @@ function combine(a: Content, b: Content): Content | null {
   if (a === 'table' || b === 'table' || a === 'turn' || b === 'turn') return null;
   return 'text';
 }
+
+/** A chunk's overlap text and, when it is a verbatim source range ending at the chunk's start, where it begins. */
+interface Overlap {
+  text: string;
+  start: number | undefined;
+}
+
+const NO_OVERLAP: Overlap = { text: '', start: undefined };
 
 class Packer {
   private readonly counts = new Map<string, number>();
@@ -538,7 +547,7 @@ class Packer {
     const first = units[i]!;
     let content = contentOf(first);
     let tableId = first.table?.layout.id;
-    const overlap = this.overlapFor(first);
+    const overlap = this.overlapFor(first).text;
     const prefixTokens = this.countCached(this.prefixFor(first, overlap));
     let body = first.tokens;
     let j = i;
@@ -586,7 +595,8 @@ class Packer {
   private emit(i: number, last: number): number {
     const units = this.units;
     const first = units[i]!;
-    let overlap = this.overlapFor(first);
+    const tail = this.overlapFor(first);
+    let overlap = tail.text;
     for (let j = last; ; ) {
       const content = this.contentRange(i, j);
       const limit = this.limitFor(content);
@@ -594,7 +604,7 @@ class Packer {
       // A lone unit without prefix was counted exactly already.
       const tokens = i === j && prefix === '' ? first.tokens : this.count(prefix + this.base.slice(first.start, units[j]!.end));
       if (tokens <= limit) {
-        this.push(i, j, prefix, tokens, content);
+        this.push(i, j, prefix, tokens, content, overlap ? tail.start : undefined);
         return j;
       }
       if (j > i) {
@@ -625,11 +635,11 @@ class Packer {
     return content;
   }
 
-  private push(i: number, j: number, prefix: string, tokens: number, content: Content): void {
-    this.pushUnits(this.units.slice(i, j + 1), prefix, tokens, content);
+  private push(i: number, j: number, prefix: string, tokens: number, content: Content, contextStart?: number): void {
+    this.pushUnits(this.units.slice(i, j + 1), prefix, tokens, content, contextStart);
   }
 
-  private pushUnits(units: readonly Unit[], prefix: string, tokens: number, content: Content): void {
+  private pushUnits(units: readonly Unit[], prefix: string, tokens: number, content: Content, contextStart?: number): void {
     const first = units[0]!;
     const last = units[units.length - 1]!;
     const body = this.base.slice(first.start, last.end);
@@ -658,6 +668,7 @@ class Packer {
     if (pageStart !== undefined) chunk.pageStart = pageStart;
     if (pageEnd !== undefined) chunk.pageEnd = pageEnd;
     if (prefix) chunk.prefix = prefix;
+    if (contextStart !== undefined) chunk.contextStart = contextStart;
     if (kind === 'table') {
       const tableUnits = units.filter((u) => u.table);
       const table = tableUnits.length > 0 ? tableDataFor(tableUnits[0]!.table!.layout, tableUnits.map((u) => u.table!)) : undefined;
@@ -682,13 +693,19 @@ class Packer {
 
   /**
    * Overlap for a chunk opening with `unit`: whole trailing sentences of the previous chunk's body, up
-   * to chunkOverlap tokens, when this chunk continues it (same kind of text, no heading in between).
+   * to chunkOverlap tokens and to the room `unit` leaves below targetSize, when this chunk continues
+   * it (same kind of text, no heading in between).
+   * The text is the source from `start` up to the unit, verbatim, so the overlap is a source range
+   * (`contextStart`); when something other than whitespace lies between (text no unit holds) the
+   * sentences are joined by a newline instead and `start` is undefined.
    */
-  private overlapFor(unit: Unit): string {
-    const budget = this.options.chunkOverlap;
+  private overlapFor(unit: Sized): Overlap {
+    // Overlap only fills a chunk up to targetSize: a chunk whose first unit is that big already gets
+    // none, so overlap never makes chunk texts bigger than packing would.
+    const budget = Math.min(this.options.chunkOverlap, this.options.targetSize - unit.tokens - this.countCached(this.breadcrumb(unit)));
     const previous = this.previous;
-    if (budget === 0 || !previous || unit.kind === 'heading' || previous.kind !== 'text' || contentOf(unit) !== 'text') return '';
-    if (this.overlapCache?.start === unit.start) return this.overlapCache.text;
+    if (budget <= 0 || !previous || unit.kind === 'heading' || previous.kind !== 'text' || contentOf(unit) !== 'text') return NO_OVERLAP;
+    if (this.overlapCache?.unitStart === unit.start) return this.overlapCache.overlap;
     const from = Math.max(previous.start, previous.end - budget * 8);
     const sentences = splitSentences(this.base, from, previous.end);
     // Sum sentence counts from the end (cheap), then verify the joined tail exactly, dropping its
@@ -701,19 +718,20 @@ class Packer {
       if (sum > budget) break;
       first = k;
     }
-    let text = '';
+    let overlap = NO_OVERLAP;
     for (; first < sentences.length; first++) {
       const [a, b] = this.trim(sentences[first]!.start, previous.end);
       if (b > a && this.count(this.base.slice(a, b)) <= budget) {
-        text = `${this.base.slice(a, b)}\n`;
+        const [gapStart, gapEnd] = this.trim(b, unit.start);
+        overlap = gapStart === gapEnd ? { text: this.base.slice(a, unit.start), start: a } : { text: `${this.base.slice(a, b)}\n`, start: undefined };
         break;
       }
     }
-    this.overlapCache = { start: unit.start, text };
-    return text;
+    this.overlapCache = { unitStart: unit.start, overlap };
+    return overlap;
   }
 
-  private overlapCache: { start: number; text: string } | undefined;
+  private overlapCache: { unitStart: number; overlap: Overlap } | undefined;
   /** Characters per token of the last token cut, to size the next cut's window. */
   private charsPerToken = 4;
 }

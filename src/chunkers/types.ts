@@ -28,6 +28,12 @@ export interface Chunk {
   strategy: string;
   /** Context prepended to the body (heading breadcrumb, repeated table header), not part of the span. */
   prefix?: string;
+  /**
+   * `structure` with `chunkOverlap`: where the overlap text in `prefix` starts in the source. The
+   * prefix ends with `source.slice(contextStart, start)` verbatim (the previous chunk's last sentences
+   * and the whitespace after them), so `[contextStart, end)` is all the source text the chunk shows.
+   */
+  contextStart?: number;
   /** Table chunks: the rows in this chunk (header rows included). */
   table?: TableData;
   /** Dialog chunks. */

@@ -217,9 +217,12 @@ function retrieve(reader: RankReader, byDocId: ReadonlyMap<string, IndexedChunk[
   }
 }
 
-/** A chunk's source range: every strategy reports the span of the file text it covers. */
+/**
+ * A chunk's source range: the span of the file text it covers, widened to `contextStart` when its
+ * prefix repeats source text before the span (structure's overlap), which its text shows the model too.
+ */
 function indexedChunk(doc: string, chunk: Chunk, cl100kTokens: number): IndexedChunk {
-  return { doc, start: chunk.start, end: chunk.end, tokens: cl100kTokens, chars: chunk.chars };
+  return { doc, start: chunk.contextStart ?? chunk.start, end: chunk.end, tokens: cl100kTokens, chars: chunk.chars };
 }
 
 /** The document header a store write needs; only the id and the text matter to the index. */

@@ -56,6 +56,14 @@ function checkChunks(base: string, chunks: Chunk[], options: Record<string, unkn
     expect(c.tokens).toBe(counter.count(c.text));
     expect(c.tokens, `chunk ${i} (${c.kind}) over its limit`).toBeLessThanOrEqual(limitFor(c, o));
     if (c.prefix !== undefined) expect(c.prefix.length).toBeGreaterThan(0);
+    // Overlap as a source range: the prefix ends with source[contextStart, start), verbatim, and
+    // that range lies inside the previous chunk's span and the gap after it.
+    if (c.contextStart !== undefined) {
+      expect(c.contextStart).toBeLessThan(c.start);
+      expect(c.contextStart).toBeGreaterThanOrEqual(chunks[i - 1]!.start);
+      expect(c.prefix!.endsWith(base.slice(c.contextStart, c.start))).toBe(true);
+      expect(c.text.endsWith(base.slice(c.contextStart, c.end))).toBe(true);
+    }
     // No chunk starts or ends inside a surrogate pair.
     expect(isLowSurrogate(base.charCodeAt(c.start))).toBe(false);
     expect(isLowSurrogate(base.charCodeAt(c.end))).toBe(false);
@@ -84,7 +92,7 @@ describe('structure: options', () => {
     expect(resolveStructureOptions({})).toEqual({
       chunkSize: 384,
       targetSize: 160,
-      chunkOverlap: 0,
+      chunkOverlap: 96,
       breadcrumb: false,
       tableChunkSize: 384,
       codeChunkSize: 384,
@@ -354,7 +362,7 @@ describe('structure: documents', () => {
       { kind: 'paragraph', text: '甲方应当在合同生效后十日内支付首期款项。'.repeat(12) },
       { kind: 'paragraph', text: '乙方应当在收到首期款项后开始履约，并按月提交进度报告。'.repeat(12) },
     ]);
-    const options = { chunkSize: 200, breadcrumb: true };
+    const options = { chunkSize: 200, breadcrumb: true, chunkOverlap: 0 };
     const chunks = chunkDoc(d, options);
     checkChunks(d.canonical, chunks, options);
     expect(chunks.length).toBeGreaterThan(1);
@@ -373,8 +381,8 @@ describe('structure: documents', () => {
       { kind: 'heading', level: 2, text: 'Short' },
       { kind: 'paragraph', text: paragraph(0, 12) },
     ]);
-    const chunks = chunkDoc(d, { chunkSize: 80, breadcrumb: true });
-    checkChunks(d.canonical, chunks, { chunkSize: 80, breadcrumb: true });
+    const chunks = chunkDoc(d, { chunkSize: 80, breadcrumb: true, chunkOverlap: 0 });
+    checkChunks(d.canonical, chunks, { chunkSize: 80, breadcrumb: true, chunkOverlap: 0 });
     expect(chunks[chunks.length - 1]!.prefix).toBe('Short\n\n');
   });
 
@@ -389,7 +397,12 @@ describe('structure: documents', () => {
       expect(previous.endsWith(overlap)).toBe(true);
       expect(tokenizer.count(overlap)).toBeLessThanOrEqual(30);
       expect(overlap).toMatch(/^Sentence number \d+/);
+      // Every overlap here is a verbatim source range ending where the chunk starts.
+      const contextStart = chunks[i]!.contextStart!;
+      expect(d.canonical.slice(contextStart, chunks[i]!.start)).toBe(chunks[i]!.prefix);
     }
+    const withoutOverlap = chunkDoc(d, { chunkSize: 100, chunkOverlap: 0 });
+    expect(withoutOverlap.every((c) => c.contextStart === undefined)).toBe(true);
   });
 
   test('a Chinese manual with 第一章/第一节 headings', () => {

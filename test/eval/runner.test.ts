@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { chunkText } from '../../src/chunk.js';
 import { baselineConfigs, CHROMA_SEPARATORS, parseStrategySpec } from '../../src/eval/configs.js';
 import { loadDataset, sampleQuestions, type EvalQuestion } from '../../src/eval/dataset.js';
 import { evaluate, findMisses } from '../../src/eval/runner.js';
@@ -85,6 +86,27 @@ describe('evaluate on an inline dataset', () => {
     const alone = recommend(lengths, [], [8, 64, 128]);
     expect(alone).toMatchObject({ chunkSize: 64, fromUnitsOnly: true });
     expect(alone.reason).toContain('no questions');
+  });
+
+  test("structure's overlap counts as covered: [contextStart, end) holds evidence that straddles a boundary", () => {
+    const words = ['amber', 'basalt', 'cobalt', 'dolomite', 'emerald', 'feldspar', 'garnet', 'hematite', 'jasper', 'kyanite', 'lazurite', 'malachite', 'nephrite', 'obsidian', 'pyrite', 'quartz', 'rhodonite', 'sapphire', 'topaz', 'zircon'];
+    const text = words.map((w, i) => `Shelf ${i + 1} of the museum keeps a polished ${w} sample.`).join(' ') + '\n';
+    const spec = 'structure:chunkSize=48,targetSize=32,chunkOverlap=16';
+    const config = parseStrategySpec(spec);
+    const chunks = chunkText(text, config.options);
+    const withOverlap = chunks.find((c) => c.contextStart !== undefined)!;
+    expect(withOverlap).toBeDefined();
+    // Evidence from the repeated sentence into the chunk's own body: no chunk span [start, end) holds it.
+    const spans: [number, number][] = [[withOverlap.contextStart!, withOverlap.end]];
+    expect(chunks.some((c) => c.start <= spans[0]![0] && spans[0]![1] <= c.end)).toBe(false);
+    const bodyWord = words.find((w) => text.slice(withOverlap.start, withOverlap.end).includes(w))!;
+    const dir = mkdtempSync(join(tmpdir(), 'gw-eval-'));
+    temps.push(dir);
+    mkdirSync(join(dir, 'corpus'));
+    writeFileSync(join(dir, 'corpus', 'museum.md'), text);
+    writeFileSync(join(dir, 'questions.jsonl'), JSON.stringify({ id: 'q', question: `Which shelf keeps the ${bodyWord}?`, doc: 'museum.md', answer: '', spans }) + '\n');
+    const [run] = evaluate(loadDataset(dir), loadDataset(dir).questions, [config], { k: 1, budget: 1000 });
+    expect(run!.result).toMatchObject({ hitAtK: 1, hitAtBudget: 1, mrr: 1, recall: 1 });
   });
 });
 

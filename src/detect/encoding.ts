@@ -232,7 +232,14 @@ function ratio(common: number, rare: number, invalid: number, n: number): number
   return n === 0 ? 0 : (common - rare - 2 * invalid) / n;
 }
 
-function scoreGb18030(b: Uint8Array): number {
+/**
+ * What one character at `i` (a non-ASCII lead byte `c`) is in a codec: its byte length, positive
+ * when it is in the codec's common range, negative when valid but rare; 0 when invalid there.
+ */
+type CharClass = (b: Uint8Array, i: number, c: number) => number;
+
+/** Walks the bytes by a codec's character structure and scores them (see SCORERS); `n` = characters. */
+function scoreMultiByte(b: Uint8Array, classify: CharClass): { score: number; n: number } {
   let common = 0;
   let rare = 0;
   let invalid = 0;
@@ -244,55 +251,59 @@ function scoreGb18030(b: Uint8Array): number {
       continue;
     }
     n++;
-    const d = b[i + 1] ?? 0;
-    if (c === 0x80 || c === 0xff) {
-      invalid++;
-      i++;
-    } else if (d >= 0x30 && d <= 0x39) {
-      const e = b[i + 2] ?? 0;
-      const f = b[i + 3] ?? 0;
-      if (e >= 0x81 && e <= 0xfe && f >= 0x30 && f <= 0x39) {
-        rare++;
-        i += 4;
-      } else {
-        invalid++;
-        i++;
-      }
-    } else if ((d >= 0x40 && d <= 0x7e) || (d >= 0x80 && d <= 0xfe)) {
-      if (d >= 0xa1 && ((c >= 0xa1 && c <= 0xa9) || (c >= 0xb0 && c <= 0xd7))) common++;
-      else rare++;
-      i += 2;
-    } else {
-      invalid++;
-      i++;
-    }
+    const width = classify(b, i, c);
+    if (width > 0) common++;
+    else if (width < 0) rare++;
+    else invalid++;
+    i += Math.abs(width) || 1;
   }
-  return ratio(common, rare, invalid, n);
+  return { score: ratio(common, rare, invalid, n), n };
+}
+
+const gb18030Char: CharClass = (b, i, c) => {
+  if (c === 0x80 || c === 0xff) return 0;
+  const d = b[i + 1] ?? 0;
+  if (d >= 0x30 && d <= 0x39) {
+    const e = b[i + 2] ?? 0;
+    const f = b[i + 3] ?? 0;
+    return e >= 0x81 && e <= 0xfe && f >= 0x30 && f <= 0x39 ? -4 : 0;
+  }
+  if (!((d >= 0x40 && d <= 0x7e) || (d >= 0x80 && d <= 0xfe))) return 0;
+  return d >= 0xa1 && ((c >= 0xa1 && c <= 0xa9) || (c >= 0xb0 && c <= 0xd7)) ? 2 : -2;
+};
+
+const big5Char: CharClass = (b, i, c) => {
+  const d = b[i + 1] ?? 0;
+  if (!(c >= 0x81 && c <= 0xfe && ((d >= 0x40 && d <= 0x7e) || (d >= 0xa1 && d <= 0xfe)))) return 0;
+  return c >= 0xa1 && c <= 0xc6 ? 2 : -2;
+};
+
+const eucKrChar: CharClass = (b, i, c) => {
+  const d = b[i + 1] ?? 0;
+  const trailOk = (d >= 0x41 && d <= 0x5a) || (d >= 0x61 && d <= 0x7a) || (d >= 0x81 && d <= 0xfe);
+  if (!(c >= 0x81 && c <= 0xfe && trailOk)) return 0;
+  return d >= 0xa1 && ((c >= 0xa1 && c <= 0xac) || (c >= 0xb0 && c <= 0xc8)) ? 2 : -2;
+};
+
+const shiftJisChar: CharClass = (b, i, c) => {
+  if (c >= 0xa1 && c <= 0xdf) return -1; // half-width katakana: rare in real text, frequent in misreadings
+  const d = b[i + 1] ?? 0;
+  const leadOk = (c >= 0x81 && c <= 0x9f) || (c >= 0xe0 && c <= 0xfc);
+  const trailOk = (d >= 0x40 && d <= 0x7e) || (d >= 0x80 && d <= 0xfc);
+  if (!(leadOk && trailOk)) return 0;
+  return (c >= 0x81 && c <= 0x84) || (c >= 0x88 && c <= 0x98) ? 2 : -2;
+};
+
+function scoreGb18030(b: Uint8Array): number {
+  return scoreMultiByte(b, gb18030Char).score;
 }
 
 function scoreBig5(b: Uint8Array): number {
-  let common = 0;
-  let rare = 0;
-  let invalid = 0;
-  let n = 0;
-  for (let i = 0; i < b.length; ) {
-    const c = b[i]!;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    n++;
-    const d = b[i + 1] ?? 0;
-    if (c >= 0x81 && c <= 0xfe && ((d >= 0x40 && d <= 0x7e) || (d >= 0xa1 && d <= 0xfe))) {
-      if (c >= 0xa1 && c <= 0xc6) common++;
-      else rare++;
-      i += 2;
-    } else {
-      invalid++;
-      i++;
-    }
-  }
-  return ratio(common, rare, invalid, n);
+  return scoreMultiByte(b, big5Char).score;
+}
+
+function scoreShiftJis(b: Uint8Array): number {
+  return scoreMultiByte(b, shiftJisChar).score;
 }
 
 /**
@@ -300,63 +311,12 @@ function scoreBig5(b: Uint8Array): number {
  * Korean apart from Chinese: spaces between words (double-byte character, space, double-byte character).
  */
 function scoreEucKr(b: Uint8Array): number {
-  let common = 0;
-  let rare = 0;
-  let invalid = 0;
-  let n = 0;
   let wordGaps = 0;
-  for (let i = 0; i < b.length; ) {
-    const c = b[i]!;
-    if (c < 0x80) {
-      if (c === 0x20 && i > 0 && b[i - 1]! >= 0x80 && (b[i + 1] ?? 0) >= 0x80) wordGaps++;
-      i++;
-      continue;
-    }
-    n++;
-    const d = b[i + 1] ?? 0;
-    const trailOk = (d >= 0x41 && d <= 0x5a) || (d >= 0x61 && d <= 0x7a) || (d >= 0x81 && d <= 0xfe);
-    if (c >= 0x81 && c <= 0xfe && trailOk) {
-      if (d >= 0xa1 && ((c >= 0xa1 && c <= 0xac) || (c >= 0xb0 && c <= 0xc8))) common++;
-      else rare++;
-      i += 2;
-    } else {
-      invalid++;
-      i++;
-    }
+  for (let i = 1; i < b.length - 1; i++) {
+    if (b[i] === 0x20 && b[i - 1]! >= 0x80 && b[i + 1]! >= 0x80) wordGaps++;
   }
-  return ratio(common, rare, invalid, n) + (n === 0 ? 0 : Math.min(0.3, wordGaps / n));
-}
-
-function scoreShiftJis(b: Uint8Array): number {
-  let common = 0;
-  let rare = 0;
-  let invalid = 0;
-  let n = 0;
-  for (let i = 0; i < b.length; ) {
-    const c = b[i]!;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    n++;
-    if (c >= 0xa1 && c <= 0xdf) {
-      rare++; // half-width katakana: rare in real text, frequent in misreadings
-      i++;
-      continue;
-    }
-    const d = b[i + 1] ?? 0;
-    const leadOk = (c >= 0x81 && c <= 0x9f) || (c >= 0xe0 && c <= 0xfc);
-    const trailOk = (d >= 0x40 && d <= 0x7e) || (d >= 0x80 && d <= 0xfc);
-    if (leadOk && trailOk) {
-      if ((c >= 0x81 && c <= 0x84) || (c >= 0x88 && c <= 0x98)) common++;
-      else rare++;
-      i += 2;
-    } else {
-      invalid++;
-      i++;
-    }
-  }
-  return ratio(common, rare, invalid, n);
+  const { score, n } = scoreMultiByte(b, eucKrChar);
+  return score + (n === 0 ? 0 : Math.min(0.3, wordGaps / n));
 }
 
 function scoreWindows1252(b: Uint8Array): number {

@@ -245,26 +245,24 @@ class Packer {
     return breaks > 0 && (unit.end - unit.start) / (breaks + 1) >= LOGICAL_LINE_CHARS;
   }
 
+  /** Logical lines first; a line too big alone is split by its sentences (then as splitSpans does). */
   private splitLines(unit: Unit, out: Sized[]): void {
-    let first = true;
-    for (const line of this.lineSpans(unit.start, unit.end)) {
-      const [start, end] = this.trim(line.start, line.end);
-      if (end <= start) continue;
-      const piece = this.pieceOf(unit, start, end, first);
-      first = false;
-      const huge = end - start > this.limitFor(contentOf(piece)) * 32;
-      const tokens = huge ? Infinity : this.count(this.base.slice(start, end));
-      if (this.fitsAlone(piece, tokens)) out.push({ ...piece, tokens });
-      else this.splitSpans(piece, splitSentences(this.base, start, end), out);
-    }
+    this.splitSpans(unit, this.lineSpans(unit.start, unit.end), out, (piece) =>
+      this.splitSpans(piece, splitSentences(this.base, piece.start, piece.end), out),
+    );
   }
 
   /**
    * Pieces of `unit` over `spans` (sentences or lines). A piece too big alone is split at its line
    * breaks and clause ends first (a table pasted as text, or lower-case sentences the sentence
-   * splitter does not separate), and only then by tokens.
+   * splitter does not separate), and only then by tokens; `oversize` replaces that fallback.
    */
-  private splitSpans(unit: Unit, spans: readonly { start: number; end: number }[], out: Sized[], loose = true): void {
+  private splitSpans(
+    unit: Unit,
+    spans: readonly { start: number; end: number }[],
+    out: Sized[],
+    oversize: ((piece: Unit) => void) | 'loose' | 'tokens' = 'loose',
+  ): void {
     let first = true;
     for (const span of spans) {
       const [start, end] = this.trim(span.start, span.end);
@@ -274,7 +272,8 @@ class Packer {
       const huge = end - start > this.limitFor(contentOf(piece)) * 32;
       const tokens = huge ? Infinity : this.count(this.base.slice(start, end));
       if (this.fitsAlone(piece, tokens)) out.push({ ...piece, tokens });
-      else if (loose && unit.kind !== 'code') this.splitLoose(piece, out);
+      else if (typeof oversize === 'function') oversize(piece);
+      else if (oversize === 'loose' && unit.kind !== 'code') this.splitLoose(piece, out);
       else out.push(...this.splitByTokens(piece));
     }
     if (first) out.push(...this.splitByTokens(unit));
@@ -294,7 +293,7 @@ class Packer {
     }
     if (from < unit.end) spans.push({ start: from, end: unit.end });
     if (spans.length < 2) out.push(...this.splitByTokens(unit));
-    else this.splitSpans(unit, spans, out, false);
+    else this.splitSpans(unit, spans, out, 'tokens');
   }
 
   private pieceOf(unit: Unit, start: number, end: number, first: boolean): Unit {

@@ -6,7 +6,7 @@ import type { Document, ElementDraft } from '../../src/document/types.js';
 import { htmlParser, judgeArticle, parseHtml } from '../../src/parsers/html.js';
 import type { ParseOptions } from '../../src/parsers/types.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
-import { cellAgreement, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from './similarity.js';
+import { cellAgreement, expectDoclingMatch, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from './similarity.js';
 
 function toDocument(html: string, options: ParseOptions = {}): Document {
   const draft = htmlParser.parse({ bytes: new TextEncoder().encode(html), text: html }, options);
@@ -253,14 +253,7 @@ describe.skipIf(!hasShared)('html: shared corpus', () => {
   // markup removed) >= 0.95, and every table cell-equal to docling's (rowspans repeated down).
   test.each(['example_08.html', 'table_05.html'])('%s matches docling: headings F1 = 1, text F1 >= 0.95, tables cell-equal', async (name) => {
     const doc = await corpusDocument(name);
-    const expected = readFileSync(corpus('html', `${name}.expected.md`), 'utf8');
-    const headings = doc.elements.filter((el) => el.kind === 'heading').map((el) => el.text);
-    expect(sequenceF1(headings, markdownHeadings(expected)).f1).toBe(1);
-    expect(tokenF1(doc.canonical, expected).f1).toBeGreaterThanOrEqual(0.95);
-    const ours = markdownTables(doc.canonical);
-    const theirs = markdownTables(expected);
-    expect(ours.length).toBe(theirs.length);
-    theirs.forEach((table, i) => expect(cellAgreement(ours[i]!, table)).toBe(1));
+    expectDoclingMatch(doc, readFileSync(corpus('html', `${name}.expected.md`), 'utf8'));
   });
 
   // docling keeps Wikipedia's chrome (table of contents, 136 language links, navboxes); we drop it.

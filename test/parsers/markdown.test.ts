@@ -5,7 +5,7 @@ import { parse } from '../../src/index.js';
 import type { Document, ElementDraft } from '../../src/document/types.js';
 import { markdownParser, normaliseMarkdownSource, parseFrontMatter, parseMarkdown } from '../../src/parsers/markdown.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
-import { cellAgreement, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from './similarity.js';
+import { cellAgreement, expectDoclingMatch, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from './similarity.js';
 
 function toDocument(text: string): Document {
   const draft = markdownParser.parse({ bytes: new TextEncoder().encode(text), text }, {});
@@ -270,14 +270,7 @@ describe.skipIf(!hasShared)('markdown: shared corpus', () => {
   const withExpected = hasShared ? files.filter((f) => files.length > 0 && readdirSync(dir).includes(`${f}.expected.md`)) : [];
   test.each(withExpected)('%s matches docling: headings F1 = 1, text token F1 >= 0.95, tables cell-equal', async (name) => {
     const doc = await corpusDocument(name);
-    const expected = readFileSync(corpus('md', `${name}.expected.md`), 'utf8');
-    const headings = doc.elements.filter((el) => el.kind === 'heading').map((el) => el.text);
-    expect(sequenceF1(headings, markdownHeadings(expected)).f1).toBe(1);
-    expect(tokenF1(doc.canonical, expected).f1).toBeGreaterThanOrEqual(0.95);
-    const ours = markdownTables(doc.canonical);
-    const theirs = markdownTables(expected);
-    expect(ours.length).toBe(theirs.length);
-    theirs.forEach((table, i) => expect(cellAgreement(ours[i]!, table)).toBe(1));
+    expectDoclingMatch(doc, readFileSync(corpus('md', `${name}.expected.md`), 'utf8'));
   });
 
   test('the measures can fail: another document scores far below the thresholds', async () => {

@@ -10,6 +10,8 @@
  * - Tables: share of expected cells whose normalised text equals ours at the same row and column.
  */
 
+import { expect } from 'vitest';
+
 export interface Score {
   precision: number;
   recall: number;
@@ -133,4 +135,18 @@ export function cellAgreement(ours: readonly (readonly string[])[], expected: re
     });
   });
   return total === 0 ? 1 : equal / total;
+}
+
+/**
+ * The full match against docling's Markdown for a small page: heading-sequence F1 = 1, token F1 of
+ * the canonical text >= `minTextF1`, and every expected table cell-equal to ours, in order.
+ */
+export function expectDoclingMatch(doc: { canonical: string; elements: readonly { kind: string; text: string }[] }, expectedMarkdown: string, minTextF1 = 0.95): void {
+  const headings = doc.elements.filter((el) => el.kind === 'heading').map((el) => el.text);
+  expect(sequenceF1(headings, markdownHeadings(expectedMarkdown)).f1).toBe(1);
+  expect(tokenF1(doc.canonical, expectedMarkdown).f1).toBeGreaterThanOrEqual(minTextF1);
+  const ours = markdownTables(doc.canonical);
+  const theirs = markdownTables(expectedMarkdown);
+  expect(ours.length).toBe(theirs.length);
+  theirs.forEach((table, i) => expect(cellAgreement(ours[i]!, table)).toBe(1));
 }

@@ -53,13 +53,22 @@ function continuesBlock(block: Block, next: Line, typicalGap: number | undefined
   // First-line indent opens a paragraph.
   const listItem = LIST_MARKER.test(block.lines[0]!.text);
   const centred = Math.abs(next.x0 + next.x1 - prev.x0 - prev.x1) < 2 * em && next.x1 < prev.x1 - 0.5 * em;
-  if (!listItem && !centred && next.x0 - block.x0 > 0.9 * em && prev.x0 - block.x0 < 0.3 * em && next.x1 >= block.x1 - 2 * em) {
+  if (!listItem && !centred && !flushRight(block, next, em) && next.x0 - block.x0 > 0.9 * em && prev.x0 - block.x0 < 0.3 * em && next.x1 >= block.x1 - 2 * em) {
     return false;
   }
   // A short line ending a sentence closes a paragraph in styles with no spacing and no indent.
   const width = block.x1 - block.x0;
   if (block.lines.length >= 2 && prev.x1 < block.x1 - 0.25 * width && /[.!?。！？:]$/.test(prev.text)) return false;
   return true;
+}
+
+/** Narrow lines sharing their right edge (names, addresses set flush right): a ragged left edge is no indent. */
+const FLUSH_RIGHT_MAX_EMS = 12;
+
+function flushRight(block: Block, next: Line, em: number): boolean {
+  if (Math.max(block.x1, next.x1) - Math.min(block.x0, next.x0) > FLUSH_RIGHT_MAX_EMS * em) return false;
+  if (Math.abs(next.x1 - block.x1) > 0.3 * em) return false;
+  return block.lines.every((l) => Math.abs(l.x1 - block.x1) <= 0.3 * em);
 }
 
 /** Top (1) or bottom (2) margin band of the page, else 0: running headers never merge with body lines. */

@@ -46,6 +46,13 @@ const CJK_SECTION = /^第[一二三四五六七八九十百\d]+[节節条]/;
 const CJK_ENUM = /^[一二三四五六七八九十]+[、．.]/;
 const CJK_PAREN_ENUM = /^[（(][一二三四五六七八九十]+[)）]/;
 const SENTENCE_END = /[.;,。；，]$/;
+/**
+ * A sentence ending inside the text and another of three words or more after it ("… rules. The
+ * rules apply …"): running prose, not a title ("Chapter 1. Scope" ends a number, "Aircraft Ltd.
+ * Airplanes" an abbreviation).
+ */
+const INNER_SENTENCE_END = /(?:\p{Ll}{2}|\p{Lo})[.!?]\s+[\p{Lu}\p{Lo}]\S*(?:\s+\S+){2}|[。！？]\s*\S{2}/u;
+const NUMBERING_PREFIX = /^(?:\(?\d{1,2}(?:\.\d{1,2}){0,4}[.)]?|[A-Z][.)]|(?:chapter|part|section|appendix|annex)\s+[\dA-Z]+\.?)\s+/i;
 
 /** Numbering depth of a heading text (1 for "3", "Chapter 3", "第一章"; 2 for "3.1", "第一节"), 0 when unnumbered. */
 export function numberingDepth(text: string): number {
@@ -55,6 +62,41 @@ export function numberingDepth(text: string): number {
   if (WORD_NUMBERED.test(t) || CJK_ENUM.test(t)) return 1;
   if (CJK_SECTION.test(t) || CJK_PAREN_ENUM.test(t)) return 2;
   return 0;
+}
+
+/**
+ * Whether a text can be a heading's words: after its numbering, at least two letters (one Han or
+ * Hangul character carries a word) and more letters than digits. Figure labels ("T"), issue
+ * numbers ("제1695호", "No. 1695") and dates are not titles.
+ */
+export function isLabelText(text: string): boolean {
+  const rest = text.replace(NUMBERING_PREFIX, '');
+  // A bare label ("Chapter 3", "Appendix A") keeps its own letters.
+  if (rest.trim().length === 0) return LETTER.test(text);
+  let letters = 0;
+  let wide = 0;
+  let digits = 0;
+  for (const ch of rest) {
+    const code = ch.codePointAt(0)!;
+    if (code >= 0x30 && code <= 0x39) digits++;
+    else if (isWideLetter(code)) ((letters++), wide++);
+    else if (LETTER.test(ch)) letters++;
+  }
+  return letters + wide >= 2 && letters > digits;
+}
+
+const LETTER = /\p{L}/u;
+
+/** Han and Hangul syllables: one character is a word or a syllable of one. */
+function isWideLetter(code: number): boolean {
+  return (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0xac00 && code <= 0xd7a3) || (code >= 0x20000 && code <= 0x2ffff);
+}
+
+const BARE_LABEL = /^(?:(?:chapter|part|section|appendix|annex|book|unit|lesson)\s+(?:\d{1,3}|[A-Z]|[IVXLC]{1,6})\.?|第[一二三四五六七八九十百\d]+[章部篇节])$/i;
+
+/** A heading that is only a chapter or part label ("Chapter 3", "PART IV", "第一章"), its title set apart. */
+export function isBareLabel(text: string): boolean {
+  return BARE_LABEL.test(text.trim());
 }
 
 export interface HeadingStyle {
@@ -67,7 +109,7 @@ export function headingStyle(block: Block, stats: FontStats): HeadingStyle | und
   if (block.lines.length > 3) return undefined;
   const text = block.lines.map((l) => l.text).join(' ').trim();
   if (text.length === 0 || text.length > 160 || SENTENCE_END.test(text)) return undefined;
-  if (!/\p{L}/u.test(text)) return undefined;
+  if (!isLabelText(text) || INNER_SENTENCE_END.test(text)) return undefined;
   const first = block.lines[0]!;
   // Median line size: OCR line heights vary with ascenders and descenders.
   const sizes = block.lines.map((l) => l.size).sort((a, b) => a - b);
@@ -95,4 +137,120 @@ export function styleLevels(styles: Iterable<HeadingStyle>): Map<string, number>
 
 export function styleKey(s: HeadingStyle): string {
   return `${s.size}|${s.bold ? 'b' : 'r'}`;
+}
+
+/** One body item in reading order as the context rules see it: a block, or a table (no block). */
+export interface FlowItem {
+  page: number;
+  block?: Block;
+  /** Characters (without spaces) of the item's text. */
+  chars: number;
+}
+
+/** A heading followed at once by a heading this much larger is a label above a title (a kicker). */
+const KICKER_RATIO = 1.15;
+
+/**
+ * Removes heading candidates that their surroundings show to be something else: the blurbs, names
+ * and logos of a cover page, a label set above a larger title, the byline under a title. Numbered
+ * headings always stay. Mutates `styles`.
+ */
+export function demoteInContext(flow: readonly FlowItem[], styles: Map<Block, HeadingStyle>): void {
+  demoteOnDisplayPages(flow, styles);
+  demoteKickers(flow, styles);
+  demoteBylines(flow, styles);
+}
+
+function blockChars(block: Block): number {
+  let n = 0;
+  for (const line of block.lines) n += line.chars;
+  return n;
+}
+
+function blockText(block: Block): string {
+  return block.lines.map((l) => l.text).join(' ').trim();
+}
+
+/**
+ * A display page (cover, back cover, title page) sets most of its text in large type: blurbs,
+ * author names, series logos all read as headings by size. Only its most prominent text (by ink:
+ * size squared times characters) is a heading there; the rest is text.
+ */
+function demoteOnDisplayPages(flow: readonly FlowItem[], styles: Map<Block, HeadingStyle>): void {
+  let start = 0;
+  while (start < flow.length) {
+    const page = flow[start]!.page;
+    let end = start;
+    let headingChars = 0;
+    let otherChars = 0;
+    const candidates: Block[] = [];
+    for (; end < flow.length && flow[end]!.page === page; end++) {
+      const { block, chars } = flow[end]!;
+      if (block && styles.has(block)) {
+        headingChars += chars;
+        candidates.push(block);
+      } else otherChars += chars;
+    }
+    start = end;
+    if (candidates.length < 3 || headingChars <= otherChars) continue;
+    let keep = candidates[0]!;
+    let best = -1;
+    for (const block of candidates) {
+      const ink = styles.get(block)!.size ** 2 * blockChars(block);
+      if (ink > best) ((best = ink), (keep = block));
+    }
+    for (const block of candidates) if (block !== keep && numberingDepth(blockText(block)) === 0) styles.delete(block);
+  }
+}
+
+/** "Front cover", a journal name or a series label set just above a clearly larger title is not a heading of its own. */
+function demoteKickers(flow: readonly FlowItem[], styles: Map<Block, HeadingStyle>): void {
+  for (let i = 0; i + 1 < flow.length; i++) {
+    const block = flow[i]!.block;
+    const next = flow[i + 1]!;
+    const style = block && styles.get(block);
+    const nextStyle = next.block && styles.get(next.block);
+    if (!style || !nextStyle || next.page !== flow[i]!.page) continue;
+    if (nextStyle.size >= style.size * KICKER_RATIO && numberingDepth(blockText(block)) === 0) styles.delete(block);
+  }
+}
+
+// Person names: capitalised words (with initials) in Latin script, or 2-4 Han/Hangul syllables (often
+// letter-spaced). Matched on text with single spaces, so every split is unambiguous (no backtracking blow-up).
+const LATIN_NAME = String.raw`\p{Lu}[\p{Ll}'’\-]*\.?(?: \p{Lu}[\p{Ll}'’\-]*\.?){1,3}`;
+const WIDE_NAME = String.raw`[\p{sc=Hangul}\p{sc=Han}](?: ?[\p{sc=Hangul}\p{sc=Han}]){1,3}`;
+/** Affiliation or footnote marks after a name: *, †, superscript or plain digits. */
+const NAME_MARK = String.raw`(?: ?[*†‡§¶]+|\d{1,2}(?:,\d{1,2})*|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)`;
+const NAME_SEPARATOR = String.raw`(?: ?[,;&、·] ?| and )`;
+const NAME = `(?:${LATIN_NAME}|${WIDE_NAME})${NAME_MARK}?`;
+const BYLINE = new RegExp(`^(?:[Bb]y )?${NAME}(?:${NAME_SEPARATOR}${NAME})*$`, 'u');
+const MULTIPLE_SPACES = /\s+/g;
+
+/**
+ * Whether a line lists people: names only, with an affiliation or footnote mark ("김 창 호*",
+ * "Jane Doe¹") or names in a list ("A. Smith, B. Jones and C. Wu"). A lone unmarked name is not
+ * enough: two capitalised words are also a title.
+ */
+export function isByline(text: string): boolean {
+  const t = text.trim().replace(MULTIPLE_SPACES, ' ');
+  if (!BYLINE.test(t)) return false;
+  return t.startsWith('By ') || t.startsWith('by ') || NAME_MARK_OR_SEPARATOR.test(t);
+}
+
+/** A mark after a name, or a list separator ("and" alone joins words in titles too: "Data Collection and Data Analysis"). */
+const NAME_MARK_OR_SEPARATOR = new RegExp(`${NAME_MARK}(?=$|${NAME_SEPARATOR})| ?[,;、·] ?`, 'u');
+
+/** The lines under a heading that name its authors are a byline, not sub-headings. */
+function demoteBylines(flow: readonly FlowItem[], styles: Map<Block, HeadingStyle>): void {
+  for (let i = 0; i + 1 < flow.length; i++) {
+    const title = flow[i]!.block;
+    const titleStyle = title && styles.get(title);
+    if (!titleStyle) continue;
+    for (let j = i + 1; j < flow.length && j <= i + 3 && flow[j]!.page === flow[i]!.page; j++) {
+      const block = flow[j]!.block;
+      const style = block && styles.get(block);
+      if (!block || !style || style.size > titleStyle.size || !block.lines.every((l) => isByline(l.text))) break;
+      styles.delete(block);
+    }
+  }
 }

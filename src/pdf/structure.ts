@@ -2,8 +2,8 @@ import type { BBox, ElementDraft } from '../document/types.js';
 import { LIST_MARKER, type Block } from './blocks.js';
 import { unturnBox } from './chars.js';
 import { findFurniture } from './furniture.js';
-import { fontStats, headingStyle, numberingDepth, styleKey, styleLevels, type FontStats, type HeadingStyle } from './headings.js';
-import type { PageLayout } from './layout.js';
+import { demoteInContext, fontStats, headingStyle, isBareLabel, numberingDepth, styleKey, styleLevels, type FlowItem, type FontStats, type HeadingStyle } from './headings.js';
+import type { PageItem, PageLayout } from './layout.js';
 import { firstCode, isCjk, isLowerLatin, lastCode } from './script.js';
 import type { PageTable } from './table-cells.js';
 import { codeText, joinText, linesText } from './text.js';
@@ -35,25 +35,40 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
     });
   }
   const stats = fontStats(bodyBlocks);
-  const styles = new Map<Block, HeadingStyle>();
-  for (const block of bodyBlocks) {
+  const headingSized = (block: Block): HeadingStyle | undefined => {
     const style = headingStyle(block, stats);
-    if (style && !isCaption(block) && !isFootnote(block, stats, pages[block.page]!)) styles.set(block, style);
-  }
+    return style && !isCaption(block) && !isFootnote(block, stats, pages[block.page]!) ? style : undefined;
+  };
+  const oneOff = oneOffFurniture(pages, furniture.items, headingSized);
+  const styles = new Map<Block, HeadingStyle>();
+  const entries = pages.map((page) =>
+    page.items.map((item, i): Entry => {
+      const key = `${page.index}:${i}`;
+      const isFurniture = furniture.items.has(key) && !oneOff.has(key);
+      if (item.type === 'block' && !isFurniture) {
+        const style = headingSized(item.block);
+        if (style) styles.set(item.block, style);
+      }
+      return { item, furniture: isFurniture };
+    }),
+  );
+  entries.forEach((list) => attachSectionNumbers(list, styles));
+  demoteInContext(flowOf(pages, entries), styles);
+  entries.forEach((list) => joinLabelsToTitles(list, styles));
   const levelOf = headingLevels(styles);
+  const title = mostProminentFirst(pages, entries, styles);
   const elements: ElementDraft[] = [];
   let lastBody = -1; // index of the last paragraph/list item/table that may continue
-  let title: string | undefined;
   const listIndents: number[] = []; // left edges of the open list levels
   for (const page of pages) {
-    page.items.forEach((item, i) => {
+    entries[page.index]!.forEach(({ item, furniture: isFurniture }) => {
       if (item.type === 'table') {
         lastBody = pushTable(elements, item.table, page, lastBody);
         return;
       }
       const block = item.block;
       const bbox = boxOf(block, page);
-      if (furniture.items.has(`${page.index}:${i}`)) {
+      if (isFurniture) {
         elements.push({ kind: 'page-furniture', text: linesText(block.lines), page: page.index + 1, bbox });
         return;
       }
@@ -62,7 +77,6 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
       if (kind === 'heading') {
         const text = linesText(block.lines);
         const level = levelOf(block, text);
-        title ??= text;
         listIndents.length = 0;
         elements.push({ kind: 'heading', text, level, page: page.index + 1, bbox });
         lastBody = -1;
@@ -113,6 +127,132 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
   const numbered = pages.filter((p) => p.lineNumbers).length;
   if (numbered > 0) furniture.warnings.push(`removed margin line numbers on ${numbered} page${numbered === 1 ? '' : 's'}`);
   return { elements, warnings: furniture.warnings, ...(title !== undefined && { title }) };
+}
+
+interface Entry {
+  item: PageItem;
+  furniture: boolean;
+}
+
+/**
+ * Running headers repeat in one style. An occurrence set in heading type far larger than every
+ * other occurrence of its text (the series name as a masthead on the first page, small in the
+ * running header after) is a one-off heading, not furniture.
+ */
+function oneOffFurniture(pages: readonly PageLayout[], furnitureKeys: ReadonlySet<string>, headingSized: (block: Block) => HeadingStyle | undefined): Set<string> {
+  const sizesByText = new Map<string, number[]>();
+  const found: { key: string; text: string; size: number }[] = [];
+  for (const page of pages) {
+    page.items.forEach((item, i) => {
+      const key = `${page.index}:${i}`;
+      if (item.type !== 'block' || !furnitureKeys.has(key)) return;
+      const text = linesText(item.block.lines).replace(/\s+/g, '').toLowerCase();
+      const size = Math.max(...item.block.lines.map((l) => l.size));
+      const sizes = sizesByText.get(text) ?? [];
+      sizes.push(size);
+      sizesByText.set(text, sizes);
+      if (headingSized(item.block)) found.push({ key, text, size });
+    });
+  }
+  const oneOff = new Set<string>();
+  for (const { key, text, size } of found) {
+    const sizes = sizesByText.get(text)!;
+    if (sizes.length >= 2 && sizes.filter((s) => s >= ONE_OFF_RATIO * size).length === 1) oneOff.add(key);
+  }
+  return oneOff;
+}
+
+/** Other occurrences of a running header smaller than this share of a heading-sized one leave it one-off. */
+const ONE_OFF_RATIO = 0.7;
+/** A section number set apart from its title (in a box or a coloured tab): "1", "2.3", "A.", "IV". */
+const SECTION_NUMBER = /^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z]\.|[IVX]{1,5}\.?)$/;
+
+/**
+ * A section number drawn apart from its title (a separate text object, often in a box) becomes
+ * a block of its own beside the heading; it is put back in front of the title on the same line.
+ */
+function attachSectionNumbers(list: Entry[], styles: Map<Block, HeadingStyle>): void {
+  for (let i = 0; i + 1 < list.length; i++) {
+    const a = list[i]!;
+    const b = list[i + 1]!;
+    if (a.furniture || b.furniture || a.item.type !== 'block' || b.item.type !== 'block') continue;
+    const [number, heading] = styles.has(b.item.block) ? [a.item.block, b.item.block] : [b.item.block, a.item.block];
+    const style = styles.get(heading);
+    if (!style || styles.has(number) || number.lines.length !== 1 || !SECTION_NUMBER.test(number.lines[0]!.text.trim())) continue;
+    const line = heading.lines[0]!;
+    const middle = (number.y0 + number.y1) / 2;
+    const gap = line.x0 - number.x1;
+    if (middle < line.y0 || middle > line.y1 || gap < -1 || gap > 4 * line.size) continue;
+    const numberLine = number.lines[0]!;
+    const merged: Block = {
+      ...heading,
+      x0: Math.min(heading.x0, number.x0),
+      y0: Math.min(heading.y0, number.y0),
+      lines: [{ ...line, text: `${numberLine.text.trim()} ${line.text}`, x0: numberLine.x0, chars: line.chars + numberLine.chars }, ...heading.lines.slice(1)],
+    };
+    styles.delete(heading);
+    styles.set(merged, style);
+    list.splice(i, 2, { item: { type: 'block', block: merged }, furniture: false });
+  }
+}
+
+/**
+ * A chapter label on its own line ("Chapter 3", "第一章") and the title set under it are one
+ * heading, "Chapter 3 Methods": the label alone would head an empty section. The label's
+ * numbering gives the level.
+ */
+function joinLabelsToTitles(list: Entry[], styles: Map<Block, HeadingStyle>): void {
+  for (let i = 0; i + 1 < list.length; i++) {
+    const a = list[i]!;
+    const b = list[i + 1]!;
+    if (a.furniture || b.furniture || a.item.type !== 'block' || b.item.type !== 'block') continue;
+    const label = a.item.block;
+    const heading = b.item.block;
+    const labelStyle = styles.get(label);
+    const style = styles.get(heading);
+    if (!labelStyle || !style || !isBareLabel(linesText(label.lines))) continue;
+    const text = linesText(heading.lines);
+    if (numberingDepth(text) > 0 || heading.y0 - label.y1 > 3 * style.size) continue;
+    const merged: Block = {
+      lines: [...label.lines, ...heading.lines],
+      page: label.page,
+      x0: Math.min(label.x0, heading.x0),
+      y0: Math.min(label.y0, heading.y0),
+      x1: Math.max(label.x1, heading.x1),
+      y1: Math.max(label.y1, heading.y1),
+    };
+    styles.delete(label);
+    styles.delete(heading);
+    styles.set(merged, style.size >= labelStyle.size ? style : labelStyle);
+    list.splice(i, 2, { item: { type: 'block', block: merged }, furniture: false });
+  }
+}
+
+/** Body items in reading order for the heading context rules (tables count by their text). */
+function flowOf(pages: readonly PageLayout[], entries: readonly Entry[][]): FlowItem[] {
+  const flow: FlowItem[] = [];
+  for (const page of pages) {
+    for (const { item, furniture: isFurniture } of entries[page.index]!) {
+      if (isFurniture) continue;
+      if (item.type === 'block') flow.push({ page: page.index, block: item.block, chars: item.block.lines.reduce((n, l) => n + l.chars, 0) });
+      else flow.push({ page: page.index, chars: item.table.rows.reduce((n, row) => n + row.reduce((m, c) => m + c.text.replace(/\s+/g, '').length, 0), 0) });
+    }
+  }
+  return flow;
+}
+
+/** The document's title: the largest heading on the first page that has headings (a masthead or label above it is smaller). */
+function mostProminentFirst(pages: readonly PageLayout[], entries: readonly Entry[][], styles: ReadonlyMap<Block, HeadingStyle>): string | undefined {
+  for (const page of pages) {
+    let best: Block | undefined;
+    for (const { item } of entries[page.index]!) {
+      if (item.type !== 'block') continue;
+      const style = styles.get(item.block);
+      if (style && (!best || style.size > styles.get(best)!.size)) best = item.block;
+    }
+    if (best) return linesText(best.lines);
+  }
+  return undefined;
 }
 
 /**

@@ -1,0 +1,180 @@
+import { describe, expect, test } from 'vitest';
+import type { ElementDraft } from '../../src/document/types.js';
+import { buildBlocks, type Block } from '../../src/pdf/blocks.js';
+import { isByline, isLabelText } from '../../src/pdf/headings.js';
+import type { PageLayout } from '../../src/pdf/layout.js';
+import type { Line } from '../../src/pdf/lines.js';
+import { buildStructure } from '../../src/pdf/structure.js';
+import { corpus, hasShared } from '../helpers.js';
+import { parseCorpusPdf } from './quality.js';
+
+/** A line of text at (x0, y0) in page coordinates (top-left origin), half an em per character. */
+function line(text: string, x0: number, y0: number, size: number, style: { bold?: boolean; right?: number } = {}): Line {
+  const width = text.length * size * 0.5;
+  const left = style.right !== undefined ? style.right - width : x0;
+  return {
+    text,
+    x0: left,
+    y0,
+    x1: left + width,
+    y1: y0 + size,
+    size,
+    bold: style.bold ?? false,
+    italic: false,
+    mono: false,
+    rtl: false,
+    font: 0,
+    chars: text.replace(/\s+/g, '').length,
+    region: 0,
+  };
+}
+
+function block(page: number, ...lines: Line[]): Block {
+  return {
+    lines,
+    page,
+    x0: Math.min(...lines.map((l) => l.x0)),
+    y0: Math.min(...lines.map((l) => l.y0)),
+    x1: Math.max(...lines.map((l) => l.x1)),
+    y1: Math.max(...lines.map((l) => l.y1)),
+  };
+}
+
+function page(index: number, ...blocks: Block[]): PageLayout {
+  return { index, width: 612, height: 792, items: blocks.map((b) => ({ type: 'block', block: b })), chars: 0, unmapped: 0, images: 0 };
+}
+
+const PROSE = 'The quick brown fox jumps over the lazy dog and keeps running';
+
+/** A paragraph of body text (10 pt) of `lines` lines starting at y0. */
+function prose(index: number, y0: number, lines = 5): Block {
+  return block(index, ...Array.from({ length: lines }, (_, i) => line(PROSE, 72, y0 + i * 12, 10)));
+}
+
+function headings(elements: readonly ElementDraft[]): string[] {
+  return elements.filter((e) => e.kind === 'heading').map((e) => e.text);
+}
+
+describe('heading text', () => {
+  test('a heading has words: figure letters, issue numbers and dates are not titles', () => {
+    expect(isLabelText('T')).toBe(false);
+    expect(isLabelText('제1695호')).toBe(false);
+    expect(isLabelText('No. 1695')).toBe(false);
+    expect(isLabelText('2020年4月2日')).toBe(false);
+    expect(isLabelText('1.2 Scope')).toBe(true);
+    expect(isLabelText('(3) 「약관의 규제에 관한 법률」상 약관해석의 원칙')).toBe(true);
+    expect(isLabelText('Chapter 3')).toBe(true);
+    expect(isLabelText('序言')).toBe(true);
+    expect(isLabelText('COVID-19 in 2020')).toBe(true);
+  });
+
+  test('bylines: names with marks or in a list; a lone pair of capitalised words is a title', () => {
+    expect(isByline('김 창 호*')).toBe(true);
+    expect(isByline('Jane Doe¹, John Smith²')).toBe(true);
+    expect(isByline('A. Smith, B. Jones and C. Wu')).toBe(true);
+    expect(isByline('张三1, 李四2')).toBe(true);
+    expect(isByline('Executive Summary')).toBe(false);
+    expect(isByline('Results and Discussion')).toBe(false);
+    expect(isByline('Data Collection and Data Analysis')).toBe(false);
+    expect(isByline('John Smith')).toBe(false);
+    expect(isByline('Implement roles and separation of duties')).toBe(false);
+  });
+});
+
+describe('headings in context', () => {
+  test('a cover page keeps only its title as a heading: blurbs, names and the series logo are text', () => {
+    const cover = page(
+      0,
+      block(0, line('Row and Column Access Control', 36, 74, 40, { bold: true }), line('Support in DB2', 36, 117, 40, { bold: true })),
+      block(0, line('Implement roles and separation', 36, 293, 14, { bold: true }), line('of duties', 36, 310, 14, { bold: true })),
+      block(0, line('Leverage row permissions', 36, 347, 14, { bold: true })),
+      block(0, line('Jim Bainbridge', 0, 573, 12, { bold: true, right: 581 })),
+      block(0, line('Redpaper', 315, 694, 70, { bold: true })),
+    );
+    const body = page(1, block(1, line('Preface', 72, 60, 24, { bold: true })), prose(1, 100, 20), prose(1, 360, 20));
+    const { elements, title } = buildStructure([cover, body]);
+    expect(headings(elements)).toEqual(['Row and Column Access Control Support in DB2', 'Preface']);
+    expect(title).toBe('Row and Column Access Control Support in DB2');
+  });
+
+  test('a label set just above a larger title is text; a chapter label joins its title', () => {
+    const p = page(
+      0,
+      block(0, line('Front matter', 72, 40, 20, { bold: true })),
+      block(0, line('The Real Title', 72, 70, 36, { bold: true })),
+      prose(0, 120),
+      block(0, line('Chapter 2', 72, 200, 18, { bold: true })),
+      block(0, line('Methods of Work', 72, 230, 30, { bold: true })),
+      prose(0, 280, 30),
+    );
+    const found = buildStructure([p]).elements.filter((e) => e.kind === 'heading');
+    expect(found.map((e) => e.text)).toEqual(['The Real Title', 'Chapter 2 Methods of Work']);
+    expect(found.map((e) => e.level)).toEqual([1, 2]);
+  });
+
+  test('the byline under a title is not a heading', () => {
+    const p = page(
+      0,
+      block(0, line('A Study of Headings', 72, 70, 28, { bold: true })),
+      block(0, line('김 창 호*', 400, 110, 11, { bold: true })),
+      prose(0, 140, 30),
+    );
+    const { elements } = buildStructure([p]);
+    expect(headings(elements)).toEqual(['A Study of Headings']);
+    expect(elements.some((e) => e.kind === 'paragraph' && e.text === '김 창 호*')).toBe(true);
+  });
+
+  test('a section number drawn apart from its title is put back in front of it', () => {
+    const p = page(0, prose(0, 60), block(0, line('1', 73, 200, 13.5, { bold: true })), block(0, line('Introduction', 99, 201, 13.5, { bold: true })), prose(0, 230, 30));
+    const { elements } = buildStructure([p]);
+    expect(headings(elements)).toEqual(['1 Introduction']);
+    expect(elements.some((e) => e.text === '1')).toBe(false);
+  });
+
+  test('running prose in large type is a paragraph, not a heading', () => {
+    const lead = block(0, line('Data breaches are rising. Every business must', 72, 60, 14), line('now secure its data and audit who', 72, 78, 14));
+    const p = page(0, lead, prose(0, 120, 30));
+    expect(headings(buildStructure([p]).elements)).toEqual([]);
+  });
+
+  test('a masthead repeated small as the running header stays a heading on the page where it is large', () => {
+    const pages = [page(0, block(0, line('Issues and Views', 400, 100, 26, { bold: true })), prose(0, 200, 40))];
+    for (let i = 1; i < 4; i++) pages.push(page(i, block(i, line('Issues and Views', 64, 45, 10, { bold: true })), prose(i, 100, 40)));
+    const { elements } = buildStructure(pages);
+    expect(headings(elements)).toEqual(['Issues and Views']);
+    expect(elements.filter((e) => e.kind === 'page-furniture').map((e) => e.page)).toEqual([2, 3, 4]);
+  });
+});
+
+describe('blocks', () => {
+  test('names set flush right form one block despite their ragged left edge', () => {
+    const names = ['Jim Bainbridge', 'Hernando Bedoya', 'Rob Bestgen', 'Mike Cain', 'Dan Cruikshank'];
+    const lines = names.map((n, i) => line(n, 0, 573 + i * 14, 12, { bold: true, right: 581 }));
+    expect(buildBlocks(lines, 0, 792)).toHaveLength(1);
+  });
+
+  test('an indented first line in a wide paragraph still opens a new block', () => {
+    const lines = [line(PROSE, 72, 100, 10), line(PROSE, 72, 112, 10), line(PROSE.slice(10), 122, 124, 10), line(PROSE, 72, 136, 10)];
+    expect(buildBlocks(lines, 0, 792)).toHaveLength(2);
+  });
+});
+
+describe.skipIf(!hasShared)('headings on corpus files', () => {
+  test('normal_4pages: masthead and title, no issue number or byline, section numbers in front of their titles', async () => {
+    const doc = await parseCorpusPdf(corpus('pdf/normal_4pages.pdf'));
+    const texts = headings(doc.elements);
+    expect(texts.slice(0, 3)).toEqual(['이슈와 논점', '코로나-19 관련 보험약관상 재해보험금 지급문제 및 개선과제', '1 들어가며']);
+    expect(texts).not.toContain('제1695호');
+    expect(texts).not.toContain('김 창 호*');
+    expect(texts).toContain('5 맺으며');
+  });
+
+  test('redp5110: the cover yields only its title; the back cover label is text', async () => {
+    const doc = await parseCorpusPdf(corpus('pdf/redp5110_sampled.pdf'));
+    const cover = doc.elements.filter((e) => e.kind === 'heading' && e.page === 1).map((e) => e.text);
+    expect(cover).toEqual(['Row and Column Access Control Support in IBM DB2 for i']);
+    expect(headings(doc.elements)).not.toContain('Back cover ®');
+    expect(doc.title).toBe('Row and Column Access Control Support in IBM DB2 for i');
+    expect(doc.canonical).toContain('Jim Bainbridge');
+  });
+});

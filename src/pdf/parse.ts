@@ -1,8 +1,9 @@
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
-import { isGroundworkError } from '../errors.js';
+import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { FontTable } from './chars.js';
 import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
+import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from './integrity.js';
 import type { PageItem, PageLayout } from './layout.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
 import { pagePool, pageWorkerCount } from './page-pool.js';
@@ -25,7 +26,9 @@ const DEFAULT_OCR_LANG = 'eng+chi_sim';
  */
 export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name?: string }): Promise<DocumentDraft> {
   const engine = await loadEngine();
-  const doc = openDocument(engine, bytes, options.password, options.name);
+  // PDFium repairs damaged files silently: the bytes tell what it had to repair.
+  const integrity = inspectPdf(bytes);
+  const doc = openChecked(engine, bytes, options, integrity);
   const pages: PageLayout[] = [];
   const warnings: string[] = [];
   let metadata: PdfMetadata;
@@ -57,8 +60,11 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
         }
       });
     }
+    const pageChars = new Array<number>(doc.pageCount).fill(0);
+    for (const page of pages) pageChars[page.index] = page.chars;
+    warnings.push(...damageWarnings(bytes, integrity, pageChars));
     const totalChars = pages.reduce((n, p) => n + p.chars, 0);
-    if (doc.encrypted && totalChars === 0 && !options.password) {
+    if ((doc.encrypted || integrity.encrypted) && totalChars === 0 && !options.password) {
       warnings.push('the PDF is encrypted and yielded no text: if it needs a password, supply it (--password)');
     }
     await ocrPages(engine, doc, pages, options, warnings);
@@ -77,6 +83,17 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
     elements: structure.elements,
     warnings,
   };
+}
+
+/** Opens the document; when PDFium cannot, the bytes say why where they can (truncated, no header, broken xref). */
+function openChecked(engine: Engine, bytes: Uint8Array, options: ParseOptions & { name?: string }, integrity: PdfStructure): OpenedDocument {
+  try {
+    return openDocument(engine, bytes, options.password, options.name);
+  } catch (error) {
+    const reason = isGroundworkError(error) && error.code === 'CORRUPT' ? openFailureReason(integrity) : undefined;
+    if (reason === undefined) throw error;
+    throw new GroundworkError('CORRUPT', reason, { ...(options.name !== undefined && { file: options.name }), cause: error });
+  }
 }
 
 /** Why a page needs OCR in 'auto' mode, or undefined when its text layer is usable. */

@@ -1,4 +1,4 @@
-import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import type { DocumentDraft } from '../document/types.js';
 import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { FontTable } from './chars.js';
@@ -73,7 +73,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
   }
   const structure = buildStructure(pages);
   warnings.push(...structure.warnings);
-  const title = documentTitle(metadata.title, structure.elements);
+  const title = documentTitle(metadata.title, structure.title);
   return {
     format: 'pdf',
     mime: 'application/pdf',
@@ -156,9 +156,8 @@ function mergeOcr(textItems: PageItem[], ocrItems: PageItem[]): PageItem[] {
 
 const FILE_LIKE = /^[^\s/]+\.[a-z0-9]{2,4}$|\.(?:pdf|docx?|pptx?|xlsx?|tex|dvi|indd|qxd)$|^microsoft (?:word|powerpoint|excel) - |^untitled/i;
 
-/** The Info title when it is a real title (not a file name), else the first top-level heading on page 1. */
-function documentTitle(metaTitle: string | undefined, elements: readonly ElementDraft[]): string | undefined {
+/** The Info title when it is a real title (not a file name), else the layout's title (the most prominent early heading). */
+function documentTitle(metaTitle: string | undefined, layoutTitle: string | undefined): string | undefined {
   if (metaTitle && !FILE_LIKE.test(metaTitle.trim())) return metaTitle.trim();
-  const first = elements.find((e) => e.kind === 'heading' && e.page === 1);
-  return first?.text;
+  return layoutTitle;
 }

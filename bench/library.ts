@@ -24,7 +24,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, indexText } from '../src/search/analyze.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { REBUILD_TERM_STATS } from '../src/store/sqlite-schema.js';
+import { FtsIndexWriter } from '../src/store/sqlite-fts.js';
 import { printTable } from './inputs.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -33,7 +33,7 @@ const SHARED = resolve(ROOT, '..', 'shared');
 const MB = 1024 * 1024;
 
 /** Bump when the generated blocks or the analysis change, so a stale cached library is not reused. */
-const BLOCKS_VERSION = 'v1';
+const BLOCKS_VERSION = 'v2';
 const EN_DATASETS = ['squad-v1.1-dev', 'chroma-general', 'xquad-en'];
 const ZH_DATASETS = ['cmrc2018-dev', 'drcd-dev', 'xquad-zh'];
 const TEXT_FAMILY = ['md', 'txt', 'html', 'csv', 'json'];
@@ -270,7 +270,8 @@ const BLOCKS_PER_DOC = 100;
  * The cached search library: the store's own schema (SqliteStore runs the migrations), filled
  * directly in large transactions, because analysing 1M blocks one by one through writeDocument
  * takes most of an hour on this machine. The FTS text is produced by the same analyze() the store
- * uses (checked against indexText below). Also writes terms.sqlite, the same analyzed terms for
+ * uses (checked against indexText below), written through the store's own index writer (length
+ * columns, document frequencies, length statistics). Also writes terms.sqlite, the same analyzed terms for
  * MiniSearch. Built into a temporary folder and renamed, so an interrupted build is never reused.
  */
 function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: number | null; sqliteMB: number } {
@@ -302,7 +303,7 @@ function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: n
     `INSERT INTO blocks(rowid, id, doc_id, ordinal, kind, text, heading_path, page_start, page_end, bboxes, start, "end", chars, tokens, table_rows, speaker, time_start, time_end, strategy, config_hash)
      VALUES (?, ?, ?, ?, 'text', ?, '[]', NULL, NULL, NULL, ?, ?, ?, 0, NULL, NULL, NULL, NULL, 'structure', 'bench')`,
   );
-  const insertFts = db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)');
+  const index = new FtsIndexWriter(db);
   const insertTerms = terms.prepare('INSERT INTO terms(rowid, terms) VALUES (?, ?)');
 
   let pending: { rowid: number; text: string; terms: string; lang: string }[] = [];
@@ -315,8 +316,9 @@ function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: n
     blocks.forEach((b, ordinal) => {
       insertBlock.run(b.rowid, `${docId.slice(0, 16)}${String(ordinal).padStart(16, '0')}`, docId, ordinal, b.text, offset, offset + b.text.length, b.text.length);
       offset += b.text.length + 1;
-      insertFts.run(b.rowid, b.terms);
+      index.add(b.rowid, b.terms);
     });
+    index.flush();
   });
   const flushTerms = terms.transaction((blocks: typeof pending) => {
     for (const b of blocks) insertTerms.run(b.rowid, b.terms);
@@ -345,8 +347,6 @@ function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: n
   }
   // Merge the FTS b-trees as a long-lived library would after its ingests settle.
   db.exec("INSERT INTO blocks_fts(blocks_fts) VALUES ('optimize')");
-  // The rows went in around writeDocument, so its document frequencies are computed here.
-  db.transaction(() => db.exec(REBUILD_TERM_STATS))();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   terms.close();

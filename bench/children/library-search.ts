@@ -5,7 +5,7 @@
  *   node --import tsx bench/children/library-search.ts store|fts|minisearch CACHE_DIR QUERIES_JSON
  *
  * store       SqliteStore.search(q, 10): what a user gets (blocks, snippets, paths)
- * fts         the same (pruned) MATCH expression, top 10 rowids by bm25 from blocks_fts alone (engine cost)
+ * fts         the same (pruned) MATCH expression and BM25 weights, top 10 rowids from blocks_fts alone (engine cost)
  * minisearch  MiniSearch 7.2 over the same blocks, fed the same analyzed terms (same analysis, other engine)
  */
 import Database from 'better-sqlite3';
@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze, ftsQuery } from '../../src/search/analyze.js';
 import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
+import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL } from '../../src/store/sqlite-fts.js';
 
 interface Query {
   lang: 'en' | 'zh';
@@ -43,11 +44,12 @@ if (engine === 'store') {
   store.close();
 } else if (engine === 'fts') {
   const db = new Database(join(cacheDir, 'library.sqlite'), { readonly: true });
-  const top = db.prepare('SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rank LIMIT ?');
+  const top = db.prepare(TOP_ROWIDS_SQL);
   const termStats = termStatsOf(db);
+  const lengthStats = lengthStatsReader(db);
   timings = runQueries((q) => {
     const match = ftsQuery(q, termStats);
-    return match ? top.all(match, K).length : 0;
+    return match ? top.all({ match, rank: rankFunction(columnWeights(lengthStats())), n: K }).length : 0;
   });
   db.close();
 } else if (engine === 'minisearch') {

@@ -40,6 +40,13 @@ const SEGMENT = /(\p{Script=Han}+)|([\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)?)/gu;
 const DIACRITICS = /\p{M}+/gu;
 const LATIN_WORD = /^[a-z]+$/;
 
+/**
+ * Names what analyze() produces. A library records the version its index was built with and is
+ * re-indexed when it differs: change it whenever the terms of some text change (stopwords, rules,
+ * a jieba or stemmer upgrade that segments or stems differently).
+ */
+export const ANALYZER_VERSION = '1 (jieba cutForSearch + HMM, Porter stemmer, stopwords v1)';
+
 /** Search terms of `text`, in order, stopwords dropped. */
 export function analyze(text: string): string[] {
   const terms: string[] = [];

@@ -2,49 +2,68 @@ import { analyze } from './analyze.js';
 
 const WORD = /[\p{L}\p{N}\p{M}]+(?:['’]\p{L}+)?/gu;
 const HAN = /\p{Script=Han}/u;
+const ASCII_LETTERS = /^[a-z]+$/;
 
 /**
- * A short excerpt of `text` around the first matched query term, every match wrapped in « ».
- * Matching mirrors the index analysis: Latin words match when their analyzed form is a query
- * term (so "running" highlights for "run"); Chinese terms match as substrings.
+ * Cuts highlighted snippets for one query: the query is analyzed once, and each distinct word of
+ * the texts is analyzed at most once across all of them (stemming every word dominated search time).
+ * Matching mirrors the index analysis: Latin words match when their analyzed form is a query term
+ * (so "running" highlights for "run"); Chinese terms match as substrings.
  */
-export function snippet(text: string, query: string, width = 240): string {
-  const terms = new Set(analyze(query));
-  if (terms.size === 0) return clip(text, 0, width);
-  const ranges: [number, number][] = [];
-  for (const term of terms) {
-    if (!HAN.test(term)) continue;
-    for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
+export class Highlighter {
+  private readonly terms: Set<string>;
+  private readonly hanTerms: string[];
+  private readonly isMatch = new Map<string, boolean>();
+  /** First letters of the terms: stemming only rewrites endings, so other ASCII words cannot match. */
+  private readonly initials: Set<string>;
+
+  constructor(query: string) {
+    this.terms = new Set(analyze(query));
+    this.hanTerms = [...this.terms].filter((t) => HAN.test(t));
+    this.initials = new Set([...this.terms].map((t) => t[0]!));
   }
-  // Words repeat: analyze each distinct one once per call (stemming every word dominated search time).
-  const isMatch = new Map<string, boolean>();
-  for (const m of text.matchAll(WORD)) {
-    if (HAN.test(m[0])) continue;
-    const key = m[0].toLowerCase();
-    let hit = isMatch.get(key);
-    if (hit === undefined) {
-      const analyzed = analyze(m[0]);
-      hit = analyzed.length > 0 && analyzed.every((t) => terms.has(t));
-      isMatch.set(key, hit);
+
+  /** A short excerpt of `text` around the first match, every match wrapped in « ». */
+  snippet(text: string, width = 240): string {
+    if (this.terms.size === 0) return clip(text, 0, width);
+    const ranges: [number, number][] = [];
+    for (const term of this.hanTerms) {
+      for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
     }
-    if (hit) ranges.push([m.index, m.index + m[0].length]);
+    for (const m of text.matchAll(WORD)) {
+      if (HAN.test(m[0])) continue;
+      const key = m[0].toLowerCase();
+      let hit = this.isMatch.get(key);
+      if (hit === undefined && ASCII_LETTERS.test(key) && !this.initials.has(key[0]!)) hit = false;
+      if (hit === undefined) {
+        const analyzed = analyze(m[0]);
+        hit = analyzed.length > 0 && analyzed.every((t) => this.terms.has(t));
+        this.isMatch.set(key, hit);
+      }
+      if (hit) ranges.push([m.index, m.index + m[0].length]);
+    }
+    if (ranges.length === 0) return clip(text, 0, width);
+    const merged = mergeRanges(ranges);
+    const first = merged[0]![0];
+    const from = Math.max(0, first - Math.floor(width / 3));
+    const to = Math.min(text.length, from + width);
+    let out = from > 0 ? '…' : '';
+    let cursor = from;
+    for (const [s, e] of merged) {
+      if (e <= from || s >= to) continue;
+      const a = Math.max(s, from);
+      const b = Math.min(e, to);
+      out += text.slice(cursor, a) + '«' + text.slice(a, b) + '»';
+      cursor = b;
+    }
+    out += text.slice(cursor, to) + (to < text.length ? '…' : '');
+    return out.replace(/\s+/g, ' ');
   }
-  if (ranges.length === 0) return clip(text, 0, width);
-  const merged = mergeRanges(ranges);
-  const first = merged[0]![0];
-  const from = Math.max(0, first - Math.floor(width / 3));
-  const to = Math.min(text.length, from + width);
-  let out = from > 0 ? '…' : '';
-  let cursor = from;
-  for (const [s, e] of merged) {
-    if (e <= from || s >= to) continue;
-    const a = Math.max(s, from);
-    const b = Math.min(e, to);
-    out += text.slice(cursor, a) + '«' + text.slice(a, b) + '»';
-    cursor = b;
-  }
-  out += text.slice(cursor, to) + (to < text.length ? '…' : '');
-  return out.replace(/\s+/g, ' ');
+}
+
+/** A short excerpt of `text` around the first matched query term, every match wrapped in « ». */
+export function snippet(text: string, query: string, width = 240): string {
+  return new Highlighter(query).snippet(text, width);
 }
 
 function mergeRanges(ranges: [number, number][]): [number, number][] {

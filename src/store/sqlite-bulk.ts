@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { ftsQuery, type TermStats } from '../search/analyze.js';
 import { termStatsOf } from './sqlite.js';
+import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
 
 /** One ranked result of `RankReader.rank`: which block, of which document. */
 export interface RankedBlock {
@@ -18,12 +19,14 @@ export class RankReader {
   private readonly db: Database.Database;
   private readonly statement: Database.Statement;
   private readonly termStats: TermStats | undefined;
+  private readonly lengthStats: () => LengthStats;
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true });
     this.termStats = termStatsOf(this.db);
+    this.lengthStats = lengthStatsReader(this.db);
     this.statement = this.db.prepare(
-      `WITH top AS (SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match ORDER BY rank LIMIT @k)
+      `WITH top AS (${TOP_ROWIDS_SQL})
        SELECT b.doc_id AS docId, b.ordinal AS ordinal FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
   }
@@ -32,7 +35,7 @@ export class RankReader {
   rank(query: string, k: number): RankedBlock[] {
     const match = ftsQuery(query, this.termStats);
     if (!match) return [];
-    return this.statement.all({ match, k }) as RankedBlock[];
+    return this.statement.all({ match, rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
   }
 
   close(): void {

@@ -1,21 +1,28 @@
+import type Database from 'better-sqlite3';
+import { ANALYZER_VERSION } from '../search/analyze.js';
+import { rebuildIndex } from './sqlite-fts.js';
+
 /**
  * Recomputes term_df and the indexed block count from the FTS index itself (fts5vocab walks every
- * posting list once). Run by migration 2 and by tools that fill blocks_fts directly.
+ * posting list once; the padding token of short rows is not a term). Run by migration 2 and by tests.
  */
 export const REBUILD_TERM_STATS = `
   DELETE FROM term_df;
   CREATE VIRTUAL TABLE temp.blocks_fts_vocab USING fts5vocab(main, blocks_fts, 'row');
-  INSERT INTO term_df(term, df) SELECT term, doc FROM temp.blocks_fts_vocab WHERE doc > 0;
+  INSERT INTO term_df(term, df) SELECT term, doc FROM temp.blocks_fts_vocab WHERE doc > 0 AND term <> char(57344);
   DROP TABLE temp.blocks_fts_vocab;
   INSERT INTO index_stats(key, value) VALUES ('blocks', (SELECT count(*) FROM blocks))
     ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 `;
 
+/** A migration: SQL, or a function for steps SQL cannot do (re-analysing every block). */
+export type Migration = string | ((db: Database.Database) => void);
+
 /**
  * The SQLite schema, as ordered migrations. `PRAGMA user_version` records how many have run; a
  * library written by a newer Groundwork (higher version) is refused rather than corrupted.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -87,6 +94,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE index_stats (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   ${REBUILD_TERM_STATS}`,
+  // 3: the index without stored sizes, blocks in length columns (see sqlite-fts.ts), with the
+  // length statistics the ranking weights come from; every block is re-analysed into it.
+  (db) => {
+    db.exec('CREATE TABLE fts_lengths (col INTEGER PRIMARY KEY, blocks INTEGER NOT NULL, terms INTEGER NOT NULL)');
+    rebuildIndex(db);
+    db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

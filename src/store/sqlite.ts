@@ -3,8 +3,9 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import picomatch from 'picomatch';
 import type { Document } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
-import { blockIndexText, ftsQuery, type TermStats } from '../search/analyze.js';
-import { snippet } from '../search/snippet.js';
+import { ANALYZER_VERSION, blockIndexText, ftsQuery, type TermStats } from '../search/analyze.js';
+import { Highlighter } from '../search/snippet.js';
+import { columnWeights, FtsIndexWriter, lengthStatsReader, rankFunction, rebuildIndex, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
 import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema.js';
 import type { Block, DocumentWrite, LibraryStore, PathRecord, SearchFilter, SearchHit, StoreStats, StoredDocument } from './types.js';
 
@@ -16,6 +17,9 @@ export class SqliteStore implements LibraryStore {
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
   private readonly termStats: TermStats | undefined;
+  private readonly lengthStats: () => LengthStats;
+  private indexWriter: FtsIndexWriter | undefined;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(file: string, options: { readonly?: boolean } = {}) {
     this.location = file;
@@ -32,6 +36,12 @@ export class SqliteStore implements LibraryStore {
     if (!options.readonly) this.migrate();
     this.stmts = this.prepareStatements();
     this.termStats = termStatsOf(this.db);
+    this.lengthStats = lengthStatsReader(this.db);
+  }
+
+  /** The index writer, created on first write (a read-only store never needs one). */
+  private get fts(): FtsIndexWriter {
+    return (this.indexWriter ??= new FtsIndexWriter(this.db));
   }
 
   private migrate(): void {
@@ -41,8 +51,18 @@ export class SqliteStore implements LibraryStore {
     }
     for (let v = version; v < SCHEMA_VERSION; v++) {
       this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]!);
+        const migration = MIGRATIONS[v]!;
+        if (typeof migration === 'string') this.db.exec(migration);
+        else migration(this.db);
         this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+    // An index built by another analyzer would not match this one's query terms: rebuild it.
+    const analyzer = this.db.prepare("SELECT value FROM settings WHERE key = 'index.analyzer'").pluck().get();
+    if (analyzer !== ANALYZER_VERSION) {
+      this.db.transaction(() => {
+        rebuildIndex(this.db);
+        this.db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
       })();
     }
   }
@@ -68,19 +88,11 @@ export class SqliteStore implements LibraryStore {
       deleteBlocks: db.prepare('DELETE FROM blocks WHERE doc_id = ?'),
       deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
       blockIndexRows: db.prepare('SELECT rowid, text, heading_path FROM blocks WHERE doc_id = ?'),
-      deleteFts: db.prepare('DELETE FROM blocks_fts WHERE rowid = ?'),
       insertBlock: db.prepare(
         `INSERT INTO blocks(id, doc_id, ordinal, kind, text, heading_path, page_start, page_end, bboxes, start, "end", chars, tokens, table_rows, speaker, time_start, time_end, strategy, config_hash)
          VALUES (@id, @docId, @ordinal, @kind, @text, @headingPath, @pageStart, @pageEnd, @bboxes, @start, @end, @chars, @tokens, @table, @speaker, @timeStart, @timeEnd, @strategy, @configHash)`,
       ),
-      insertFts: db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)'),
-      addTermDf: db.prepare('INSERT INTO term_df(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df'),
-      subtractTermDf: db.prepare('UPDATE term_df SET df = df - ? WHERE term = ?'),
-      dropTermDf: db.prepare('DELETE FROM term_df WHERE term = ? AND df <= 0'),
-      addBlockCount: db.prepare(
-        "INSERT INTO index_stats(key, value) VALUES ('blocks', @n) ON CONFLICT(key) DO UPDATE SET value = max(0, value + excluded.value)",
-      ),
-      topRowids: db.prepare('SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match ORDER BY rank LIMIT @n'),
+      topRowids: db.prepare(TOP_ROWIDS_SQL),
       putParse: db.prepare('INSERT OR REPLACE INTO parse_cache(key, doc_id, document, created_at) VALUES (?, ?, ?, ?)'),
       getParse: db.prepare('SELECT document FROM parse_cache WHERE key = ?').pluck(),
       listDocuments: db.prepare(
@@ -134,6 +146,7 @@ export class SqliteStore implements LibraryStore {
   writeDocument(write: DocumentWrite): { replacedDocId: string | null } {
     const { document: doc } = write;
     return this.db.transaction(() => {
+      this.fts.discard();
       // Re-chunking with another configuration replaces the document's blocks; its paths stay.
       if (this.documentInfo(doc.id)) this.deleteDocumentRows(doc.id, { keepDocument: true });
       this.stmts.upsertDocument.run({
@@ -153,7 +166,6 @@ export class SqliteStore implements LibraryStore {
         original: write.original,
         addedAt: new Date().toISOString(),
       });
-      const termCounts = new Map<string, number>();
       write.blocks.forEach((block, i) => {
         const info = this.stmts.insertBlock.run({
           id: block.id,
@@ -176,12 +188,9 @@ export class SqliteStore implements LibraryStore {
           strategy: block.strategy,
           configHash: block.configHash,
         });
-        const body = write.indexTexts?.[i] ?? blockIndexText(block);
-        this.stmts.insertFts.run(info.lastInsertRowid, body);
-        countUniqueTerms(body, termCounts);
+        this.fts.add(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
       });
-      for (const [term, n] of termCounts) this.stmts.addTermDf.run(term, n);
-      this.stmts.addBlockCount.run({ n: write.blocks.length });
+      this.fts.flush();
       if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
       return write.path ? this.putPath(write.path) : { replacedDocId: null };
     })();
@@ -189,20 +198,13 @@ export class SqliteStore implements LibraryStore {
 
   /** Deletes a document's blocks and their index rows; with `keepDocument`, only those. */
   private deleteDocumentRows(docId: string, options: { keepDocument?: boolean } = {}): void {
-    // Contentless FTS rows must be deleted by rowid before the blocks that name them go. The index
-    // holds no text, so the terms leaving term_df are re-derived from the blocks, as at write time.
-    const termCounts = new Map<string, number>();
-    let blocks = 0;
+    // The index holds no text: a row is deleted by giving it its terms again, re-derived from the
+    // block with the analyzer that indexed it (a changed analyzer rebuilds the index at open).
+    this.fts.discard();
     for (const row of this.stmts.blockIndexRows.all(docId) as Row[]) {
-      this.stmts.deleteFts.run(row.rowid);
-      countUniqueTerms(blockIndexText({ headingPath: JSON.parse(row.heading_path), text: row.text }), termCounts);
-      blocks++;
+      this.fts.remove(row.rowid, blockIndexText({ headingPath: JSON.parse(row.heading_path), text: row.text }));
     }
-    for (const [term, n] of termCounts) {
-      this.stmts.subtractTermDf.run(n, term);
-      this.stmts.dropTermDf.run(term);
-    }
-    if (blocks > 0) this.stmts.addBlockCount.run({ n: -blocks });
+    this.fts.flush();
     this.stmts.deleteBlocks.run(docId);
     if (!options.keepDocument) this.stmts.deleteDocument.run(docId);
   }
@@ -261,6 +263,7 @@ export class SqliteStore implements LibraryStore {
     if (filter.pageFrom !== undefined) conditions.push('b.page_end >= @pageFrom'), (params.pageFrom = filter.pageFrom);
     if (filter.pageTo !== undefined) conditions.push('b.page_start <= @pageTo'), (params.pageTo = filter.pageTo);
     const rows = this.rankedRows(match, k, conditions, params);
+    const highlighter = new Highlighter(query);
     return rows.map((row) => {
       const block = toBlock(row);
       return {
@@ -268,7 +271,7 @@ export class SqliteStore implements LibraryStore {
         docId: block.docId,
         path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null,
         block,
-        snippet: snippet(block.text, query),
+        snippet: highlighter.snippet(block.text),
       };
     });
   }
@@ -281,23 +284,28 @@ export class SqliteStore implements LibraryStore {
    */
   private rankedRows(match: string, k: number, conditions: string[], params: Record<string, unknown>): Row[] {
     const candidates = conditions.length === 0 ? k : Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES);
-    const top = this.stmts.topRowids.all({ match, n: candidates }) as { rowid: number; rank: number }[];
+    const rank = rankFunction(columnWeights(this.lengthStats()));
+    const top = this.stmts.topRowids.all({ match, rank, n: candidates }) as { rowid: number; rank: number }[];
     if (top.length === 0) return [];
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const rows = this.db
-      .prepare(
-        `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
-         JOIN documents d ON d.id = b.doc_id ${where} ORDER BY c.key LIMIT @k`,
-      )
-      .all({ ...params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
+    const rows = this.cached(
+      `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
+       JOIN documents d ON d.id = b.doc_id ${where} ORDER BY c.key LIMIT @k`,
+    ).all({ ...params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
     for (const row of rows) row.rank = top[row.position]!.rank;
     if (rows.length >= k || top.length < candidates) return rows;
-    return this.db
-      .prepare(
-        `SELECT b.*, bm25(blocks_fts) AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
-         JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND ${conditions.join(' AND ')} ORDER BY rank LIMIT @k`,
-      )
-      .all({ ...params, match, k }) as Row[];
+    return this.cached(
+      `SELECT b.*, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
+       JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND blocks_fts.rank MATCH @rank AND ${conditions.join(' AND ')}
+       ORDER BY blocks_fts.rank LIMIT @k`,
+    ).all({ ...params, match, rank, k }) as Row[];
+  }
+
+  /** A prepared statement for SQL built from a few fixed shapes (the filter combinations). */
+  private cached(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
   }
 
   stats(): StoreStats {
@@ -338,11 +346,6 @@ export function termStatsOf(db: Database.Database): TermStats | undefined {
     },
     df: (term) => (dfOf.get(term) as number | undefined) ?? 0,
   };
-}
-
-/** Adds 1 to `counts` for each distinct term of an FTS body (space-separated terms). */
-function countUniqueTerms(body: string, counts: Map<string, number>): void {
-  for (const term of new Set(body.split(' '))) if (term !== '') counts.set(term, (counts.get(term) ?? 0) + 1);
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {

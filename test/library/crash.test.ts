@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Library } from '../../src/library/library.js';
+import { indexedRowCount } from '../../src/store/sqlite-fts.js';
 import { projectRoot } from '../helpers.js';
 
 const WORDS = 'budget review contract delivery invoice payment schedule warranty clause party notice term renewal audit'.split(' ');
@@ -51,7 +52,8 @@ function checkConsistent(dbFile: string): { documents: number; blocks: number } 
   // Every stored document has its blocks and its path; the search index has exactly the blocks' rows.
   expect(db.prepare('SELECT count(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM blocks b WHERE b.doc_id = d.id)').pluck().get()).toBe(0);
   expect(db.prepare('SELECT count(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM paths p WHERE p.doc_id = d.id)').pluck().get()).toBe(0);
-  expect(db.prepare('SELECT count(*) FROM blocks_fts').pluck().get()).toBe(blocks);
+  expect(indexedRowCount(db)).toBe(blocks);
+  expect(db.prepare("SELECT value FROM index_stats WHERE key = 'blocks'").pluck().get() ?? 0).toBe(blocks);
   db.close();
   return { documents, blocks };
 }

@@ -1,60 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
-import type { Document } from '../../src/document/types.js';
+import { describe, expect, test } from 'vitest';
 import { blockIndexText } from '../../src/search/analyze.js';
 import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
 import { MIGRATIONS, REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
-import type { Block, DocumentWrite, SearchFilter } from '../../src/store/types.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function libraryFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'groundwork-store-'));
-  dirs.push(dir);
-  return join(dir, 'library.sqlite');
-}
-
-function documentWrite(name: string, texts: string[], options: { format?: string; configHash?: string } = {}): DocumentWrite {
-  const document: Document = {
-    id: `doc-${name}`,
-    source: { name, bytes: texts.join('\n').length },
-    format: (options.format ?? 'markdown') as Document['format'],
-    mime: 'text/markdown',
-    title: name,
-    metadata: {},
-    elements: [],
-    warnings: [],
-    canonical: texts.join('\n'),
-  };
-  const configHash = options.configHash ?? 'test';
-  const blocks: Block[] = texts.map((text, ordinal) => ({
-    id: `${name}-${configHash}-${ordinal}`,
-    docId: document.id,
-    ordinal,
-    kind: 'text' as Block['kind'],
-    text,
-    headingPath: ordinal === 0 ? ['Intro'] : [],
-    pageStart: ordinal + 1,
-    pageEnd: ordinal + 1,
-    bboxes: null,
-    start: 0,
-    end: text.length,
-    chars: text.length,
-    tokens: 0,
-    table: null,
-    speaker: null,
-    time: null,
-    strategy: 'structure',
-    configHash,
-  }));
-  return { document, blocks, path: { path: `/docs/${name}.md`, docId: document.id, size: 1, mtimeMs: 0 }, strategy: 'structure', configHash, original: null, parseCacheKey: null };
-}
+import type { SearchFilter } from '../../src/store/types.js';
+import { documentWrite, libraryFile } from './fixtures.js';
 
 /** term_df and the block count as stored, and as recomputed from the FTS index itself. */
 function termStatsSnapshot(file: string): { stored: Record<string, number>; rebuilt: Record<string, number> } {
@@ -102,7 +52,7 @@ describe('term statistics', () => {
   test('a library from before term_df is backfilled when opened', () => {
     const file = libraryFile();
     const db = new Database(file);
-    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[0] as string);
     db.pragma('user_version = 1');
     db.prepare(
       `INSERT INTO documents(id, format, mime, bytes, metadata, warnings, strategy, config_hash, tables, images, added_at)
@@ -130,7 +80,7 @@ describe('term statistics', () => {
   test('a read-only library without term_df searches unpruned', () => {
     const file = libraryFile();
     const db = new Database(file);
-    db.exec(MIGRATIONS[0]!);
+    db.exec(MIGRATIONS[0] as string);
     db.pragma('user_version = 1');
     db.close();
     const readonly = new Database(file, { readonly: true });

@@ -227,3 +227,119 @@ export function encodePnm(image: Raster): Uint8Array {
   out.set(image.data, header.length);
   return out;
 }
+
+/**
+ * Enlarges by an integer factor with bilinear sampling (pixel centres aligned, edges clamped):
+ * small print reads far better once its letters are twice as tall.
+ */
+export function upscale(image: Raster, factor: number): Raster {
+  if (factor <= 1) return image;
+  const { width: w, height: h, data, channels: n } = image;
+  const width = w * factor;
+  const height = h * factor;
+  const out = new Uint8Array(width * height * n);
+  // Source column and weight for each target column, computed once.
+  const left = new Int32Array(width);
+  const right = new Int32Array(width);
+  const wx = new Float32Array(width);
+  for (let x = 0; x < width; x++) {
+    const sx = Math.min(w - 1, Math.max(0, (x + 0.5) / factor - 0.5));
+    left[x] = sx | 0;
+    right[x] = Math.min(w - 1, left[x]! + 1);
+    wx[x] = sx - left[x]!;
+  }
+  const stride = w * n;
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(h - 1, Math.max(0, (y + 0.5) / factor - 0.5));
+    const top = (sy | 0) * stride;
+    const bottom = Math.min(h - 1, (sy | 0) + 1) * stride;
+    const fy = sy - (sy | 0);
+    let at = y * width * n;
+    for (let x = 0; x < width; x++) {
+      const a = left[x]! * n;
+      const b = right[x]! * n;
+      const fx = wx[x]!;
+      for (let c = 0; c < n; c++, at++) {
+        const upper = data[top + a + c]! + (data[top + b + c]! - data[top + a + c]!) * fx;
+        const lower = data[bottom + a + c]! + (data[bottom + b + c]! - data[bottom + a + c]!) * fx;
+        out[at] = upper + (lower - upper) * fy + 0.5;
+      }
+    }
+  }
+  return { width, height, channels: n, data: out };
+}
+
+/** Tiles of this many pixels a side are judged for a tinted background. */
+const TINT_TILE = 48;
+/** A tile whose most common gray is in this range, and covers TINT_SHARE of it, lies on a tint. */
+const TINT_MIN = 120;
+const TINT_MAX = 235;
+const TINT_SHARE = 0.5;
+/** Grays within this of the tile's most common one count as that gray. */
+const TINT_NEAR = 8;
+/** Grays this close below the tint are its anti-aliasing and noise, whitened with it. */
+const TINT_SPREAD = 16;
+
+/**
+ * A copy with tinted backgrounds (a shaded table header, a colored box) made white, tile by tile:
+ * where one light gray fills most of a tile, it and everything lighter becomes white, while darker
+ * ink stays; in the tiles around, where the tint ends, that gray alone is whitened. Tesseract's
+ * layout analysis takes a large gray area for a picture and reads nothing in it (the header of the
+ * scanned table), and the tint left at a tile's edge reads as specks. Photos have no such dominant
+ * gray and white paper is above TINT_MAX, so both are left as they are. The image itself is
+ * returned when nothing is tinted.
+ */
+export function whitenTints(image: Raster): Raster {
+  const { width, height, channels: n } = image;
+  const gray = toGray(image).data;
+  const cols = Math.ceil(width / TINT_TILE);
+  const rows = Math.ceil(height / TINT_TILE);
+  const tints = new Uint8Array(cols * rows);
+  const hist = new Uint32Array(256);
+  let any = false;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const x0 = c * TINT_TILE;
+      const x1 = Math.min(width, x0 + TINT_TILE);
+      const y0 = r * TINT_TILE;
+      const y1 = Math.min(height, y0 + TINT_TILE);
+      hist.fill(0);
+      for (let y = y0; y < y1; y++) for (let i = y * width + x0; i < y * width + x1; i++) hist[gray[i]!]!++;
+      let mode = 0;
+      for (let v = 1; v < 256; v++) if (hist[v]! > hist[mode]!) mode = v;
+      if (mode < TINT_MIN || mode > TINT_MAX) continue;
+      let near = 0;
+      for (let v = mode - TINT_NEAR; v <= mode + TINT_NEAR; v++) near += hist[v]!;
+      if (near < TINT_SHARE * (y1 - y0) * (x1 - x0)) continue;
+      tints[r * cols + c] = mode;
+      any = true;
+    }
+  }
+  if (!any) return image;
+  const out = image.data.slice();
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      let tint = tints[r * cols + c]!;
+      const own = tint > 0;
+      for (let dr = -1; dr <= 1 && !own; dr++) {
+        for (let dc = -1; dc <= 1; dc++) {
+          const rr = r + dr;
+          const cc = c + dc;
+          if (rr >= 0 && rr < rows && cc >= 0 && cc < cols) tint = Math.max(tint, tints[rr * cols + cc]!);
+        }
+      }
+      if (tint === 0) continue;
+      const lo = tint - TINT_SPREAD;
+      const hi = own ? 255 : tint + TINT_NEAR;
+      const x0 = c * TINT_TILE;
+      const x1 = Math.min(width, x0 + TINT_TILE);
+      for (let y = r * TINT_TILE; y < Math.min(height, (r + 1) * TINT_TILE); y++) {
+        for (let i = y * width + x0; i < y * width + x1; i++) {
+          if (gray[i]! < lo || gray[i]! > hi) continue;
+          for (let at = i * n; at < i * n + n; at++) out[at] = 255;
+        }
+      }
+    }
+  }
+  return { width, height, channels: n, data: out };
+}

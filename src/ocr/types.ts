@@ -1,3 +1,5 @@
+import type { PageRules } from '../pdf/rulings.js';
+
 /** Boxes are in pixels of the upright page (after the rotation in `OcrPage.angle`), at the image's own resolution. */
 export interface OcrBox {
   x0: number;
@@ -46,6 +48,11 @@ export interface OcrPage {
   /** Size of the image as given, before rotation: `ocrBoxToSource` maps boxes back into it. */
   sourceWidth: number;
   sourceHeight: number;
+  /**
+   * Horizontal and vertical lines drawn on the page (table rules), in the same upright frame and
+   * pixels as the words; found on the image that was read, so they line up on rotated scans too.
+   */
+  rules?: PageRules;
 }
 
 export interface OcrOptions {

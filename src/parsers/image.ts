@@ -37,7 +37,7 @@ export const imageParser: ParserDefinition = {
     for (let i = 0; i < pages.length; i++) {
       const page = await ocrRaster(pages[i]!, { lang });
       results.push(page);
-      elements.push(...ocrPageToElements(page, i + 1, 1));
+      elements.push(...ocrPageToElements(page, i + 1, 1, page.rules));
       if (page.angle !== 0) warnings.push(`page ${i + 1}: the image was rotated by ${page.angle} degrees before OCR`);
     }
     const words = results.reduce((n, p) => n + p.blocks.reduce((m, b) => m + b.lines.reduce((k, l) => k + l.words.length, 0), 0), 0);

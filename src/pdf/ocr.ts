@@ -1,9 +1,11 @@
 import { ocrBoxToSource } from '../ocr/layout.js';
-import type { OcrPage } from '../ocr/types.js';
-import type { Block } from './blocks.js';
+import { findOcrTables, placeTables } from '../ocr/tables.js';
+import { median } from '../ocr/tsv.js';
+import type { OcrBlock, OcrBox, OcrPage } from '../ocr/types.js';
 import type { PageItem } from './layout.js';
 import type { Line } from './lines.js';
 import type { GrayPage } from './render.js';
+import type { PageRules } from './rulings.js';
 
 /**
  * OCR of PDF pages without a usable text layer, by src/ocr (loaded only when a page needs it;
@@ -31,13 +33,27 @@ export function pdfOcr(): PdfOcrFunction | null {
 }
 
 /**
- * OCR blocks as page items in points; `scale` = 72 / dpi of the render. Lines keep the upright
- * frame the OCR read them in (structure follows the text); a rotated scan's element boxes are mapped
- * back onto the page.
+ * OCR blocks and tables as page items in points; `scale` = 72 / dpi of the render. Lines keep the
+ * upright frame the OCR read them in (structure follows the text); a rotated scan's element boxes
+ * are mapped back onto the page. `rules`: lines found in the rendered page in the OCR's upright
+ * frame (`findRasterRules`), for ruled tables; without them only aligned columns make tables.
  */
-export function ocrToItems(ocr: OcrPage, pageIndex: number, scale: number): PageItem[] {
+export function ocrToItems(ocr: OcrPage, pageIndex: number, scale: number, rules?: PageRules): PageItem[] {
+  const toPage = (box: OcrBox): OcrBox => {
+    const b = ocr.angle === 0 ? box : ocrBoxToSource(box, ocr);
+    return { x0: b.x0 * scale, y0: b.y0 * scale, x1: b.x1 * scale, y1: b.y1 * scale };
+  };
+  const blocks = ocr.blocks.filter((b) => b.lines.some((l) => l.text.trim() !== ''));
+  const { tables, used } = findOcrTables(blocks, ocrBodySize(blocks), rules);
   const items: PageItem[] = [];
-  ocr.blocks.forEach((ocrBlock, b) => {
+  let region = 0;
+  for (const item of placeTables(blocks, tables, used)) {
+    if (item.type === 'table') {
+      const { rows, headerRows, bbox } = item.table;
+      items.push({ type: 'table', table: { ...toPage(bbox), rows, headerRows, boldHeader: false } });
+      continue;
+    }
+    const ocrBlock = item.block;
     const lines: Line[] = ocrBlock.lines
       .filter((l) => l.text.trim() !== '')
       .map((l) => ({
@@ -54,12 +70,17 @@ export function ocrToItems(ocr: OcrPage, pageIndex: number, scale: number): Page
         rtl: false,
         font: -1,
         chars: l.text.length,
-        region: b,
+        region,
       }));
-    if (lines.length === 0) return;
-    const box = ocr.angle === 0 ? ocrBlock.bbox : ocrBoxToSource(ocrBlock.bbox, ocr);
-    const block: Block = { lines, x0: box.x0 * scale, y0: box.y0 * scale, x1: box.x1 * scale, y1: box.y1 * scale, page: pageIndex };
-    items.push({ type: 'block', block });
-  });
+    if (lines.length === 0) continue;
+    region++;
+    items.push({ type: 'block', block: { lines, ...toPage(ocrBlock.bbox), page: pageIndex } });
+  }
   return items;
+}
+
+/** The line height that carries the most words: the page's body text, for table tolerances. */
+function ocrBodySize(blocks: readonly OcrBlock[]): number {
+  const sizes = blocks.flatMap((b) => b.lines.flatMap((l) => l.words.map(() => Math.round(l.size))));
+  return sizes.length === 0 ? 0 : median(sizes);
 }

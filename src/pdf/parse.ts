@@ -125,7 +125,7 @@ async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[]
     try {
       const image = renderPageGray(engine, doc, page.index, OCR_DPI);
       const result = await ocr(image, { lang });
-      page.items = mergeOcr(page.items, ocrToItems(result, page.index, 72 / image.dpi));
+      page.items = mergeOcr(page.items, ocrToItems(result, page.index, 72 / image.dpi, result.rules));
       page.chars = page.items.reduce((n, item) => n + (item.type === 'block' ? item.block.lines.reduce((m, l) => m + l.chars, 0) : 0), 0);
       page.unmapped = 0;
       warnings.push(`page ${page.index + 1} OCRed (${result.engine}, ${result.lang}, mean confidence ${Math.round(result.confidence)})`);

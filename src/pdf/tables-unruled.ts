@@ -18,7 +18,13 @@ interface Row {
   y1: number;
 }
 
-export function findUnruledTables(runs: readonly Run[], bodySize: number): { tables: PageTable[]; used: Uint8Array } {
+export interface UnruledOptions {
+  /** Widest vertical gap between two rows of one table, in body sizes. Default 2.5; OCR of padded table rows needs more. */
+  maxRowGap?: number;
+}
+
+export function findUnruledTables(runs: readonly Run[], bodySize: number, options: UnruledOptions = {}): { tables: PageTable[]; used: Uint8Array } {
+  const maxRowGap = (options.maxRowGap ?? 2.5) * bodySize;
   const used = new Uint8Array(runs.length);
   const tables: PageTable[] = [];
   const rows = groupRows(runs);
@@ -29,7 +35,7 @@ export function findUnruledTables(runs: readonly Run[], bodySize: number): { tab
       continue;
     }
     let end = start + 1;
-    while (end < rows.length && isCandidateRow(runs, rows[end]!) && rows[end]!.y0 - rows[end - 1]!.y1 < 2.5 * bodySize) end++;
+    while (end < rows.length && isCandidateRow(runs, rows[end]!) && rows[end]!.y0 - rows[end - 1]!.y1 < maxRowGap) end++;
     if (end - start >= MIN_ROWS) {
       const table = alignedTable(runs, rows.slice(start, end), bodySize);
       if (table) {

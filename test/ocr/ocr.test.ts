@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { closeOcr, ocrAvailable, ocrBoxToSource, ocrImage, ocrPageToElements, type OcrPage } from '../../src/ocr/index.js';
 import { cliLanguages } from '../../src/ocr/languages.js';
 import { estimateTextDirection, rotateByAngle } from '../../src/ocr/orientation.js';
-import { decodeImage, downscale, encodePnm, rotateQuarter, type Raster } from '../../src/ocr/raster.js';
+import { decodeImage, downscale, encodePnm, rotateQuarter, upscale, type Raster } from '../../src/ocr/raster.js';
 import { joinLines, joinWords, parseTsv } from '../../src/ocr/tsv.js';
 import { corpus, hasShared } from '../helpers.js';
 import { tokenF1 } from '../parsers/similarity.js';
@@ -70,6 +70,15 @@ describe('raster', () => {
   test('undecodable bytes are refused with the reason', async () => {
     await expect(decodeImage(new TextEncoder().encode('not an image at all'))).rejects.toThrow(/not a PNG, JPEG/);
     await expect(ocrImage(new TextEncoder().encode('not an image at all'))).rejects.toMatchObject({ code: 'CORRUPT' });
+  });
+
+  test('upscale interpolates between pixel centres, edges held', () => {
+    const image: Raster = { width: 2, height: 1, channels: 1, data: new Uint8Array([0, 200]) };
+    const big = upscale(image, 2);
+    expect(big).toMatchObject({ width: 4, height: 2, channels: 1 });
+    expect([...big.data]).toEqual([0, 50, 150, 200, 0, 50, 150, 200]);
+    const rgb = upscale({ width: 1, height: 1, channels: 3, data: new Uint8Array([10, 20, 30]) }, 2);
+    expect([...rgb.data]).toEqual([10, 20, 30, 10, 20, 30, 10, 20, 30, 10, 20, 30]);
   });
 
   test('downscale averages boxes', () => {

@@ -5,6 +5,7 @@ import { parse } from '../../src/parse.js';
 import { imageParser } from '../../src/parsers/image.js';
 import { registerParser } from '../../src/parsers/registry.js';
 import { corpus, hasShared } from '../helpers.js';
+import { csvRows } from '../pdf/quality.js';
 import { cellAgreement } from './similarity.js';
 
 registerParser(imageParser);
@@ -23,23 +24,18 @@ describe('image parser', () => {
 });
 
 describe.skipIf(!hasShared)('image parser on the corpus', () => {
-  test('table image: body rows match the hand-made CSV (cell agreement >= 0.9)', async () => {
+  test('table image: the whole ruled table matches the hand-made CSV', async () => {
     const doc = await parse(corpus('images/table-multi-row-column-cells.png'), { ocrLang: 'eng' });
     expect(doc.format).toBe('image');
     expect(doc.metadata).toMatchObject({ width: 1377, height: 648, ocr: { lang: 'eng' } });
-    const table = doc.elements.find((e) => e.kind === 'table' && e.text.includes('Blind'));
-    expect(table).toBeDefined();
-    // Rows with a value in the first column; the CSV's two header rows are skipped (the tinted header reads poorly).
-    const ours = table!.table!.rows.map((r) => r.map((c) => c.text)).filter((r) => r[0] !== '');
-    const expected = readFileSync(corpus('images/table-multi-row-column-cells.png.expected.csv'), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(2)
-      .map((line) => line.match(/"[^"]*"|[^,]+|(?<=,)(?=,|$)/g)!.map((c) => c.replace(/^"|"$/g, '')));
-    // Our OCR keeps the second line of a two-line cell as its own row; compare the first line of each.
-    const firstLines = expected.map((row) => row.map((cell) => cell.replace(/ \(.*$/, '')));
-    expect(cellAgreement(ours, firstLines)).toBeGreaterThanOrEqual(0.9);
-    expect(table!.bbox!.x0).toBeGreaterThan(40);
+    const tables = doc.elements.filter((e) => e.kind === 'table');
+    expect(tables).toHaveLength(1);
+    const ours = tables[0]!.table!.rows.map((r) => r.map((c) => c.text));
+    const expected = csvRows(readFileSync(corpus('images/table-multi-row-column-cells.png.expected.csv'), 'utf8'));
+    // Measured 0.889: every body cell and the second header row match; four cells of the tinted first header row read poorly.
+    expect(cellAgreement(ours, expected)).toBeGreaterThanOrEqual(0.86);
+    expect(tables[0]!.bbox!.x0).toBeGreaterThan(40);
+    expect(doc.elements.filter((e) => e.kind !== 'table').map((e) => e.text).join(' ')).not.toContain('Blind');
   }, 60_000);
 
   test('multi-page TIFF: one page each, in order', async () => {

@@ -37,7 +37,7 @@ export async function parseCorpusPdf(path: string, password?: string): Promise<D
   return buildDocument(draft, { id: contentHash(bytes), name: basename(path), bytes: bytes.length });
 }
 
-function csvRows(text: string): string[][] {
+export function csvRows(text: string): string[][] {
   const rows: string[][] = [];
   for (const line of text.split(/\r?\n/)) {
     if (!line) continue;

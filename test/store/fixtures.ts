@@ -1,8 +1,11 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { Document } from '../../src/document/types.js';
+import { blockIndexText } from '../../src/search/analyze.js';
+import { MIGRATIONS } from '../../src/store/sqlite-schema.js';
 import type { Block, DocumentWrite } from '../../src/store/types.js';
 
 const dirs: string[] = [];
@@ -50,4 +53,28 @@ export function documentWrite(name: string, texts: string[], options: { format?:
     configHash,
   }));
   return { document, blocks, path: { path: `/docs/${name}.md`, docId: document.id, size: 1, mtimeMs: 0 }, strategy: 'structure', configHash, original: null, parseCacheKey: null };
+}
+
+/**
+ * A library file as an older Groundwork left it: the first `version` migrations (all SQL), and one
+ * document 'd' at '/d.md' whose blocks (rowids 1..n, ids b0..) are indexed in the one-column table
+ * those versions had.
+ */
+export function legacyLibrary(file: string, version: number, texts: readonly string[]): void {
+  const db = new Database(file);
+  for (const migration of MIGRATIONS.slice(0, version)) db.exec(migration as string);
+  db.pragma(`user_version = ${version}`);
+  db.prepare(
+    `INSERT INTO documents(id, format, mime, bytes, metadata, warnings, strategy, config_hash, tables, images, added_at)
+     VALUES ('d', 'markdown', 'text/markdown', 1, '{}', '[]', 'structure', 'x', 0, 0, '')`,
+  ).run();
+  db.prepare("INSERT INTO paths(path, doc_id, size, mtime_ms) VALUES ('/d.md', 'd', 1, 0)").run();
+  texts.forEach((text, i) => {
+    db.prepare(
+      `INSERT INTO blocks(rowid, id, doc_id, ordinal, kind, text, heading_path, start, "end", chars, tokens, strategy, config_hash)
+       VALUES (?, ?, 'd', ?, 'text', ?, '[]', 0, 0, 0, 0, 'structure', 'x')`,
+    ).run(i + 1, `b${i}`, i, text);
+    db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)').run(i + 1, blockIndexText({ headingPath: [], text }));
+  });
+  db.close();
 }

@@ -3,8 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { blockIndexText, queryTerms } from '../../src/search/analyze.js';
 import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
 import { columnWeights, indexedRowCount, LENGTH_BOUNDS, LENGTH_COLUMNS, lengthColumn, MIN_ROW_TOKENS, termCount } from '../../src/store/sqlite-fts.js';
-import { MIGRATIONS, REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
-import { documentWrite, libraryFile } from './fixtures.js';
+import { REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
+import { documentWrite, legacyLibrary, libraryFile } from './fixtures.js';
 
 /** BM25 as FTS5 defines it (k1 1.2, b 0.75, IDF floored at 1e-6), over every block of a library. */
 function referenceScores(bodies: Map<number, string[]>, query: string[]): Map<number, number> {
@@ -159,23 +159,7 @@ describe('index upkeep', () => {
 
   test('a library with the previous index layout is migrated and searches the same blocks', () => {
     const file = libraryFile();
-    const db = new Database(file);
-    db.exec(MIGRATIONS[0] as string);
-    db.exec(MIGRATIONS[1] as string);
-    db.pragma('user_version = 2');
-    db.prepare(
-      `INSERT INTO documents(id, format, mime, bytes, metadata, warnings, strategy, config_hash, tables, images, added_at)
-       VALUES ('d', 'markdown', 'text/markdown', 1, '{}', '[]', 'structure', 'x', 0, 0, '')`,
-    ).run();
-    db.prepare("INSERT INTO paths(path, doc_id, size, mtime_ms) VALUES ('/d.md', 'd', 1, 0)").run();
-    ['alpha beta', 'beta gamma', 'beta'].forEach((text, i) => {
-      db.prepare(
-        `INSERT INTO blocks(rowid, id, doc_id, ordinal, kind, text, heading_path, start, "end", chars, tokens, strategy, config_hash)
-         VALUES (?, ?, 'd', ?, 'text', ?, '[]', 0, 0, 0, 0, 'structure', 'x')`,
-      ).run(i + 1, `b${i}`, i, text);
-      db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)').run(i + 1, blockIndexText({ headingPath: [], text }));
-    });
-    db.close();
+    legacyLibrary(file, 2, ['alpha beta', 'beta gamma', 'beta']);
 
     const store = new SqliteStore(file);
     expect(store.search('gamma', 5).map((h) => h.block.id)).toEqual(['b1']);

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
-import { blockIndexText } from '../../src/search/analyze.js';
 import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
 import { MIGRATIONS, REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
 import type { SearchFilter } from '../../src/store/types.js';
-import { documentWrite, libraryFile } from './fixtures.js';
+import { documentWrite, legacyLibrary, libraryFile } from './fixtures.js';
 
 /** term_df and the block count as stored, and as recomputed from the FTS index itself. */
 function termStatsSnapshot(file: string): { stored: Record<string, number>; rebuilt: Record<string, number> } {
@@ -51,22 +50,7 @@ describe('term statistics', () => {
 
   test('a library from before term_df is backfilled when opened', () => {
     const file = libraryFile();
-    const db = new Database(file);
-    db.exec(MIGRATIONS[0] as string);
-    db.pragma('user_version = 1');
-    db.prepare(
-      `INSERT INTO documents(id, format, mime, bytes, metadata, warnings, strategy, config_hash, tables, images, added_at)
-       VALUES ('d', 'markdown', 'text/markdown', 1, '{}', '[]', 'structure', 'x', 0, 0, '')`,
-    ).run();
-    const texts = ['alpha beta', 'beta gamma', 'beta'];
-    texts.forEach((text, i) => {
-      db.prepare(
-        `INSERT INTO blocks(rowid, id, doc_id, ordinal, kind, text, heading_path, start, "end", chars, tokens, strategy, config_hash)
-         VALUES (?, ?, 'd', ?, 'text', ?, '[]', 0, 0, 0, 0, 'structure', 'x')`,
-      ).run(i + 1, `b${i}`, i, text);
-      db.prepare('INSERT INTO blocks_fts(rowid, body) VALUES (?, ?)').run(i + 1, blockIndexText({ headingPath: [], text }));
-    });
-    db.close();
+    legacyLibrary(file, 1, ['alpha beta', 'beta gamma', 'beta']);
 
     new SqliteStore(file).close();
     const migrated = new Database(file, { readonly: true });

@@ -39,18 +39,34 @@ export const ROTATED = 64;
 export class FontTable {
   readonly names: string[] = [];
   readonly flags: number[] = [];
-  private readonly index = new Map<string, number>();
+  /** Per name: the style its name implies, and the ids interned for it by style. */
+  private readonly byName = new Map<string, { nameStyle: number; ids: Map<number, number> }>();
 
   intern(name: string, flags: number): number {
-    const key = `${name}\u0000${flags}`;
-    let id = this.index.get(key);
+    const ids = this.entry(name).ids;
+    let id = ids.get(flags);
     if (id === undefined) {
       id = this.names.length;
       this.names.push(name);
       this.flags.push(flags);
-      this.index.set(key, id);
+      ids.set(flags, id);
     }
     return id;
+  }
+
+  /** BOLD / ITALIC / MONO as the font's name says them (tested once per name, not per text object). */
+  nameStyle(name: string): number {
+    return this.entry(name).nameStyle;
+  }
+
+  private entry(name: string): { nameStyle: number; ids: Map<number, number> } {
+    let entry = this.byName.get(name);
+    if (!entry) {
+      const nameStyle = (BOLD_NAME.test(name) ? BOLD : 0) | (ITALIC_NAME.test(name) ? ITALIC : 0) | (MONO_NAME.test(name) ? MONO : 0);
+      entry = { nameStyle, ids: new Map() };
+      this.byName.set(name, entry);
+    }
+    return entry;
   }
 }
 
@@ -155,10 +171,10 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
       const u8 = engine.heap().HEAPU8;
       const name = len > 1 ? Buffer.from(u8.buffer, u8.byteOffset + namePtr, Math.min(len, nameCap) - 1).toString('latin1') : '';
       const pdfFlags = engine.heap().HEAP32[flagsPtr >> 2]!;
-      fontStyle = 0;
-      if (weight >= 600 || pdfFlags & PDF_FORCE_BOLD || BOLD_NAME.test(name)) fontStyle |= BOLD;
-      if (pdfFlags & PDF_ITALIC || ITALIC_NAME.test(name)) fontStyle |= ITALIC;
-      if (pdfFlags & PDF_FIXED_PITCH || MONO_NAME.test(name)) fontStyle |= MONO;
+      fontStyle = fonts.nameStyle(name);
+      if (weight >= 600 || pdfFlags & PDF_FORCE_BOLD) fontStyle |= BOLD;
+      if (pdfFlags & PDF_ITALIC) fontStyle |= ITALIC;
+      if (pdfFlags & PDF_FIXED_PITCH) fontStyle |= MONO;
       fontId = fonts.intern(name, fontStyle);
       // Checked once per text object: a font without a Unicode map fails for all its glyphs.
       mapError = hasMapError(textPage, i) ? UNICODE_ERROR : 0;

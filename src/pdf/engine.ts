@@ -32,18 +32,41 @@ export interface Engine {
   readonly scratch: number;
 }
 
-let enginePromise: Promise<Engine> | undefined;
+/** A compiled WebAssembly module: opaque here, and cloneable to worker threads. */
+export type WasmModule = object;
 
-/** The engine of this thread, loaded once from the wasm file bundled in node_modules (never a URL). */
-export function loadEngine(): Promise<Engine> {
-  enginePromise ??= createEngine();
+/** The part of the WebAssembly global used here (the project's TypeScript libs do not declare it). */
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  Instance: new (module: WasmModule, imports: object) => object;
+}
+
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+let enginePromise: Promise<Engine> | undefined;
+let compiled: WasmModule | undefined;
+
+/**
+ * The engine of this thread, loaded once from the wasm file bundled in node_modules (never a URL).
+ * A page worker passes the module its parent compiled: instantiating it skips a second compile of
+ * the 4.6 MB module, and the threads share its optimised code.
+ */
+export function loadEngine(module?: WasmModule): Promise<Engine> {
+  enginePromise ??= createEngine(module);
   return enginePromise;
 }
 
-async function createEngine(): Promise<Engine> {
-  const require = createRequire(import.meta.url);
-  const wasmBinary = readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
-  const wrapped = await init({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) } as never);
+/** The compiled PDFium module of this thread, once `loadEngine` has run (handed to page workers). */
+export function compiledPdfium(): WasmModule | undefined {
+  return compiled;
+}
+
+async function createEngine(given: WasmModule | undefined): Promise<Engine> {
+  const wasm = given ?? (await wasmApi.compile(readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm'))));
+  compiled = wasm;
+  // Emscripten's hook for instantiating a module the caller already has.
+  const instantiateWasm = (imports: object, receive: (instance: object, module: WasmModule) => unknown): unknown => receive(new wasmApi.Instance(wasm, imports), wasm);
+  const wrapped = await init({ instantiateWasm } as never);
   const module = wrapped.pdfium as unknown as PdfiumModuleLike;
   const raw = module.wasmExports as RawExports;
   (raw.PDFiumExt_Init ?? raw.FPDF_InitLibrary)!();

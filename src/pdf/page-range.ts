@@ -1,37 +1,9 @@
-import { FontTable } from './chars.js';
-import { loadEngine, openDocument } from './engine.js';
+import type { FontTable } from './chars.js';
+import type { loadEngine, openDocument } from './engine.js';
 import { analysePage, type PageLayout } from './layout.js';
 import { readPage } from './page.js';
 
-/** A range of pages of a document analysed with this thread's PDFium (the page workers' task). */
-export interface PageRangeTask {
-  id: number;
-  bytes: Uint8Array;
-  password?: string;
-  from: number;
-  to: number;
-}
-
-export type PageRangeResult = { id: number; ok: true; pages: PageLayout[]; warnings: string[] } | { id: number; ok: false; message: string };
-
-export async function analyseRange(task: PageRangeTask): Promise<PageRangeResult> {
-  try {
-    const engine = await loadEngine();
-    const doc = openDocument(engine, task.bytes, task.password);
-    const pages: PageLayout[] = [];
-    const warnings: string[] = [];
-    try {
-      const fonts = new FontTable();
-      for (let i = task.from; i < task.to; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
-    } finally {
-      doc.close();
-    }
-    return { id: task.id, ok: true, pages, warnings };
-  } catch (error) {
-    return { id: task.id, ok: false, message: (error as Error).message };
-  }
-}
-
+/** One page read and analysed; a page that cannot be read is reported and left empty. */
 export function analyseOne(engine: Awaited<ReturnType<typeof loadEngine>>, doc: ReturnType<typeof openDocument>, i: number, fonts: FontTable, warnings: string[]): PageLayout {
   try {
     return analysePage(readPage(engine, doc, i, fonts));

@@ -1,12 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { analyseRange, type PageRangeTask } from './page-range.js';
+import { loadEngine, type WasmModule } from './engine.js';
+import { analyseClaimed, type PageClaimTask } from './page-pool.js';
 
-/** Entry of a page worker (see page-pool.ts): answers page-range tasks. */
+/** Entry of a page worker (see page-pool.ts): answers page tasks. */
 const PAGE_WORKER_MARK = 'groundwork-pdf-pages';
 
-if (parentPort && workerData === PAGE_WORKER_MARK) {
+const data = workerData as { mark?: unknown; pdfium?: WasmModule } | undefined;
+if (parentPort && data?.mark === PAGE_WORKER_MARK) {
   const port = parentPort;
-  port.on('message', (task: PageRangeTask) => {
-    void analyseRange(task).then((result) => port.postMessage(result));
+  // PDFium is instantiated from the parent's compiled module at start-up, not when the first task
+  // is waiting; a failure surfaces in that task, whose pages the parent then analyses itself.
+  loadEngine(data.pdfium).catch(() => undefined);
+  port.on('message', (task: PageClaimTask) => {
+    void analyseClaimed(task).then((result) => port.postMessage(result));
   });
 }

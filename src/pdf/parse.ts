@@ -1,21 +1,17 @@
 import type { DocumentDraft } from '../document/types.js';
 import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
-import { FontTable } from './chars.js';
 import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
 import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from './integrity.js';
 import type { PageItem, PageLayout } from './layout.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
-import { pagePool, pageWorkerCount } from './page-pool.js';
-import { analyseOne } from './page-range.js';
+import { analysePages, pageWorkerCount } from './page-pool.js';
 import { ocrToItems, pdfOcr } from './ocr.js';
 import { renderPageGray } from './render.js';
 import { buildStructure } from './structure.js';
 
 /** Pages with fewer characters than this and no usable text are treated as having no text layer. */
 const MIN_TEXT_CHARS = 8;
-/** Documents with at least this many pages are analysed on several threads. */
-const MIN_PARALLEL_PAGES = 8;
 /** Render resolution for OCR: small print needs 300 dpi. */
 const OCR_DPI = 300;
 const DEFAULT_OCR_LANG = 'eng+chi_sim';
@@ -34,32 +30,8 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
   let metadata: PdfMetadata;
   try {
     metadata = readMetadata(engine, doc.handle);
-    const fonts = new FontTable();
-    const workers = doc.pageCount >= MIN_PARALLEL_PAGES ? pageWorkerCount() : 0;
-    if (workers === 0) {
-      for (let i = 0; i < doc.pageCount; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
-    } else {
-      // Contiguous page ranges: this thread takes the first, page workers the rest.
-      const parts = workers + 1;
-      const bounds = Array.from({ length: parts + 1 }, (_, k) => Math.round((k * doc.pageCount) / parts));
-      const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
-      shared.set(bytes);
-      const pool = pagePool(workers);
-      const remote = bounds.slice(1, -1).map((from, k) =>
-        pool.run({ bytes: shared, from, to: bounds[k + 2]!, ...(options.password !== undefined && { password: options.password }) }),
-      );
-      for (let i = 0; i < bounds[1]!; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
-      const results = await Promise.all(remote);
-      results.forEach((result, k) => {
-        if (result.ok) {
-          pages.push(...result.pages);
-          warnings.push(...result.warnings);
-        } else {
-          // A failed worker's pages are analysed here.
-          for (let i = bounds[k + 1]!; i < bounds[k + 2]!; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
-        }
-      });
-    }
+    const source = { bytes, password: options.password };
+    for (const page of await analysePages(engine, doc, source, pageWorkerCount(doc.pageCount), warnings)) pages.push(page);
     const pageChars = new Array<number>(doc.pageCount).fill(0);
     for (const page of pages) pageChars[page.index] = page.chars;
     warnings.push(...damageWarnings(bytes, integrity, pageChars));

@@ -4,10 +4,10 @@ import { imageKind } from '../ocr/raster.js';
 import type { ParseOptions } from './types.js';
 
 /**
- * OCR of pictures embedded in a package (DOCX, PPTX, EPUB). Only with `ocr: 'on'`: each picture
- * costs 2-4 s of OCR (docs/ocr.md), so 'auto' and 'off' keep the alt text alone. Pictures OCR cannot
- * read (EMF, WMF, SVG, GIF) are skipped and counted; a picture whose OCR fails becomes a warning,
- * never a parse failure.
+ * OCR of pictures embedded in a package (DOCX, PPTX, EPUB, ODT, ODP). Only with `ocr: 'on'`: each
+ * picture costs 2-4 s of OCR (docs/ocr.md), so 'auto' and 'off' keep the alt text alone. Pictures
+ * OCR cannot read (EMF, WMF, SVG, GIF) are skipped and counted; a picture whose OCR fails becomes a
+ * warning, never a parse failure.
  */
 
 export interface EmbeddedImage {
@@ -37,6 +37,12 @@ export async function ocrEmbeddedImages(images: readonly EmbeddedImage[], option
   if (unsupported > 0) warnings.push(`${unsupported} embedded picture(s) in a format OCR cannot read (EMF, WMF, SVG, GIF) were not OCR'd`);
 }
 
+/** Whether OCR decodes the picture's format (PNG, JPEG, TIFF, BMP, WebP; not GIF or vector formats). */
+export function ocrCanRead(bytes: Uint8Array): boolean {
+  const kind = imageKind(bytes);
+  return kind !== undefined && kind !== 'gif';
+}
+
 async function recognize(image: EmbeddedImage, lang: string, warnings: string[], countUnsupported: () => void): Promise<string | undefined> {
   let bytes: Uint8Array | undefined;
   try {
@@ -49,8 +55,7 @@ async function recognize(image: EmbeddedImage, lang: string, warnings: string[],
     warnings.push(`embedded picture '${image.path}' is missing from the package`);
     return undefined;
   }
-  const kind = imageKind(bytes);
-  if (!kind || kind === 'gif') {
+  if (!ocrCanRead(bytes)) {
     countUnsupported();
     return undefined;
   }
@@ -65,4 +70,19 @@ async function recognize(image: EmbeddedImage, lang: string, warnings: string[],
     warnings.push(`OCR of embedded picture '${image.path}' failed: ${(error as Error).message}`);
     return undefined;
   }
+}
+
+/**
+ * The image elements to OCR among `images`: those whose element made it into the document (a picture
+ * in a note, a title shape or page furniture is not shown, so its OCR would be wasted).
+ */
+export function shownImages(images: readonly EmbeddedImage[], elements: readonly ElementDraft[]): EmbeddedImage[] {
+  const shown = new Set(elements);
+  return images.filter((image) => shown.has(image.element));
+}
+
+/** After OCR: the elements without the pictures that have neither alt text nor OCR text, and how many were dropped. */
+export function dropUnreadPictures(elements: readonly ElementDraft[]): { kept: ElementDraft[]; dropped: number } {
+  const kept = elements.filter((el) => el.kind !== 'image' || el.alt || el.ocrText);
+  return { kept, dropped: elements.length - kept.length };
 }

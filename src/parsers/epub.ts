@@ -1,11 +1,11 @@
 import { posix } from 'node:path';
 import { ZipArchive } from '../archive/zip.js';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
-import { ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
+import { dropUnreadPictures, ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
 import { GroundworkError } from '../errors.js';
 import { type XmlElement, childrenNamed, findAll, findFirst, parseXml } from './epub-xml.js';
-import { type DomElement, isElement, parseHtmlDocument } from './html-dom.js';
-import { parseHtml } from './html.js';
+import { type DomElement, type DomNode, isElement, parseHtmlDocument } from './html-dom.js';
+import { walkHtml } from './html-walk.js';
 import { withinStack } from './markdown.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 
@@ -15,13 +15,14 @@ import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
  * Each spine chapter (XHTML) goes through the HTML walker whole (no main-content extraction: a
  * chapter has no page chrome), keeping its headings' levels, lists, tables and images' alt text.
  * The table of contents (EPUB 3 nav document, else the NCX) is kept as `metadata.toc`, and the nav
- * document itself is not repeated as content. With `ocr: 'on'` the pictures of the image elements
- * (img src resolved against the chapter) are OCR'd into `ocrText`; 'auto' keeps alt text only (OCR
- * costs seconds per picture). The HTML walker drops images without alt text, so those are not OCR'd.
+ * document itself is not repeated as content. With `ocr: 'on'` every <img>'s picture (src resolved
+ * against the chapter) is OCR'd into its image element's `ocrText`, and pictures without alt text
+ * are kept when OCR finds text in them; 'auto' keeps alt text only (OCR costs seconds per picture),
+ * as for DOCX. Pictures inside a block quote are left to the quote's text (the walker flattens it).
  */
 export const epubParser: ParserDefinition = {
   formats: ['epub'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const zip = ZipArchive.open(input.bytes, { ...(input.name !== undefined && { file: input.name }) });
@@ -43,10 +44,9 @@ export const epubParser: ParserDefinition = {
         continue;
       }
       const html = zip.readText(item.path);
-      const chapter = withinStack(() => parseHtml(html, { mainContent: false }));
-      if (chapter.elements.length > 0) chapters++;
-      if (images) images.push(...chapterPictures(zip, item.path, html, chapter.elements));
-      for (const el of chapter.elements) {
+      const chapter = withinStack(() => chapterElements(zip, item.path, html, images));
+      if (chapter.length > 0) chapters++;
+      for (const el of chapter) {
         // A title page followed by a chapter opening with the same heading (pandoc, calibre) says it once.
         const previous = elements[elements.length - 1];
         if (el.kind === 'heading' && previous?.kind === 'heading' && previous.level === el.level && previous.text === el.text) continue;
@@ -56,47 +56,80 @@ export const epubParser: ParserDefinition = {
     const toc = readToc(zip, pkg);
     const metadata: Record<string, unknown> = { ...pkg.metadata, chapters };
     if (toc.length > 0) metadata.toc = toc;
-    const draft: DocumentDraft = {
+    const draft = (kept: ElementDraft[]): DocumentDraft => ({
       format: 'epub',
       mime: 'application/epub+zip',
       ...(pkg.title && { title: pkg.title }),
       ...(pkg.language && { language: pkg.language }),
       metadata,
-      elements,
+      elements: kept,
       warnings,
-    };
-    return images && images.length > 0 ? ocrEmbeddedImages(images, options, warnings).then(() => draft) : draft;
+    });
+    if (!images || images.length === 0) return draft(elements);
+    return ocrEmbeddedImages(images, options, warnings).then(() => {
+      // Pictures without alt text stay only when OCR found text in them.
+      const { kept, dropped } = dropUnreadPictures(elements);
+      if (dropped > 0) warnings.push(`${dropped} picture(s) without alt text had no OCR text and were skipped`);
+      return draft(kept);
+    });
   },
 };
 
 const WHITESPACE_RUN = /\s+/g;
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+const CRLF = /\r\n?/g;
 
 /**
- * The pictures of a chapter's image elements. The walker keeps an image's alt text but not its src,
- * so the chapter's <img> elements are matched to the image elements in document order by alt text
- * (the walker skips some images, e.g. inside list items, so an unmatched <img> is passed over).
+ * Appended to an <img>'s alt text while the chapter is walked: the walker keeps alt text (collapsing
+ * its whitespace) but not src, and drops images without alt, so each picture's image element is
+ * found by its marker, which is then cut off again.
  */
-function chapterPictures(zip: ZipArchive, chapterPath: string, html: string, elements: readonly ElementDraft[]): EmbeddedImage[] {
-  const imageElements = elements.filter((el) => el.kind === 'image');
-  if (imageElements.length === 0) return [];
-  const imgs = Array.from(parseHtmlDocument(html).querySelectorAll('img'));
-  const dir = posix.dirname(chapterPath);
-  const out: EmbeddedImage[] = [];
-  let next = 0;
-  for (const element of imageElements) {
-    for (let i = next; i < imgs.length; i++) {
-      const img = imgs[i]!;
-      if ((img.getAttribute('alt') ?? '').replace(WHITESPACE_RUN, ' ').trim() !== element.alt) continue;
-      next = i + 1;
-      const src = img.getAttribute('src') ?? '';
-      if (!src || URL_SCHEME.test(src)) break;
-      const path = resolveHref(dir === '.' ? '' : dir, src);
-      out.push({ element, path, read: () => (zip.has(path) ? zip.read(path) : undefined) });
-      break;
-    }
+const PICTURE_MARK = '\uE000picture-';
+
+/**
+ * A chapter (XHTML) through the HTML walker whole, as the HTML parser does without main-content
+ * extraction. With `images` (OCR on) the chapter's pictures are marked first and each image element
+ * is paired with its picture, alt-less ones included (alt '').
+ */
+function chapterElements(zip: ZipArchive, chapterPath: string, html: string, images: EmbeddedImage[] | undefined): ElementDraft[] {
+  const source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
+  const root = parseHtmlDocument(source.replace(CRLF, '\n')).documentElement;
+  if (!root) return [];
+  const marked = images ? markPictures(root, chapterPath) : [];
+  const elements = walkHtml(root, { dropBoilerplate: false });
+  if (marked.length === 0) return elements;
+  for (const element of elements) {
+    const at = element.kind === 'image' ? element.alt?.lastIndexOf(PICTURE_MARK) ?? -1 : -1;
+    if (at < 0) continue;
+    const path = marked[Number(element.alt!.slice(at + PICTURE_MARK.length))];
+    // The walker joined alt and marker with one space (none when the alt was blank).
+    element.alt = element.alt!.slice(0, Math.max(0, at - 1));
+    if (path !== undefined) images!.push({ element, path, read: () => (zip.has(path) ? zip.read(path) : undefined) });
   }
-  return out;
+  return elements;
+}
+
+/** Appends markers to the alt text of the chapter's package pictures; returns their paths, by marker number. */
+function markPictures(root: DomElement, chapterPath: string): string[] {
+  const imgs = root.querySelectorAll('img');
+  const dir = posix.dirname(chapterPath);
+  const paths: string[] = [];
+  for (let i = 0; i < imgs.length; i++) {
+    const img = imgs[i]!;
+    const src = img.getAttribute('src') ?? '';
+    if (!src || URL_SCHEME.test(src) || insideQuote(img)) continue;
+    img.setAttribute('alt', `${img.getAttribute('alt') ?? ''} ${PICTURE_MARK}${paths.length}`);
+    paths.push(resolveHref(dir === '.' ? '' : dir, src));
+  }
+  return paths;
+}
+
+/** A block quote's images become part of its text, so a marker there would show. */
+function insideQuote(node: DomNode): boolean {
+  for (let parent = node.parentNode; parent; parent = parent.parentNode) {
+    if (isElement(parent) && parent.localName === 'blockquote') return true;
+  }
+  return false;
 }
 
 const HTML_MEDIA_TYPES = new Set(['application/xhtml+xml', 'text/html', 'application/x-dtbook+xml', 'text/x-oeb1-document']);

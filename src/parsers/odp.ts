@@ -1,9 +1,11 @@
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
+import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
 import { OdfTableReader } from './odf-table.js';
 import { openOdfPackage, readListStyles } from './odf-package.js';
+import { odfPicture } from './odf-pictures.js';
 import { paragraphElements, readingOrder } from './pptx.js';
 import type { Paragraph } from './pptx-slide.js';
-import type { ParseInput, ParserDefinition } from './types.js';
+import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { sheetElements } from './xlsx-tables.js';
 import { saxParse, type XmlAttributes } from './xml.js';
 
@@ -13,13 +15,18 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * with a subtitle; else level 2); other shapes in reading order by `svg:x`/`svg:y`; `text:list`
  * nesting gives list depth and the list style says numbered or bulleted; tables, images with
  * `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one `Notes:` paragraph
- * after the slide; footer, date and page-number frames as page furniture.
+ * after the slide; footer, date and page-number frames as page furniture. Pictures without alt text
+ * are counted in a warning; with `ocr: 'on'` every picture (`draw:image xlink:href`, not an embedded
+ * object's replacement image) is OCR'd into `ocrText`, pictures without alt text kept when OCR finds
+ * text, while 'auto' keeps alt text only (OCR costs seconds per picture), as for PPTX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.presentation';
 /** Shapes whose tops differ by less than this (mm) are on one visual line (3% of a 19 cm slide). */
 const SAME_LINE_MM = 6;
 const FURNITURE_CLASSES = new Set(['page-number', 'footer', 'date-time', 'header']);
+/** Shapes whose pictures never reach the slide's elements: only their text is read, or nothing. */
+const UNSHOWN_PICTURE_CLASSES = new Set([...FURNITURE_CLASSES, 'title', 'notes', 'ignored-in-notes']);
 const SHAPES = new Set([
   'draw:frame', 'draw:custom-shape', 'draw:rect', 'draw:ellipse', 'draw:circle', 'draw:caption', 'draw:polygon',
   'draw:regular-polygon', 'draw:polyline', 'draw:path', 'draw:line', 'draw:connector', 'draw:measure',
@@ -34,6 +41,10 @@ interface OdpShape {
   /** Tables and images, in the order met, after the shape's paragraphs. */
   extra: ElementDraft[];
   alt?: string;
+  /** `draw:image` hrefs (alternative formats of one picture, best first). */
+  pictures?: string[];
+  /** The frame shows an embedded object (chart, formula): its draw:image is a rendering, not a picture. */
+  object?: boolean;
   children: OdpShape[];
 }
 
@@ -43,12 +54,14 @@ interface ListFrame {
 
 export const odpParser: ParserDefinition = {
   formats: ['odp'],
-  version: '1',
+  version: '2',
   textual: false,
-  parse(input: ParseInput): DocumentDraft {
+  parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const pkg = openOdfPackage(input.bytes, input.name, 'presentation');
     const numbered = readListStyles(automaticStyles(pkg.content), pkg.zip.readTextIfPresent('styles.xml'));
-    const slides = readSlides(pkg.content, numbered);
+    const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
+    const counters = { imagesWithoutAlt: 0 };
+    const slides = readSlides(pkg.content, numbered, counters, pictureHrefs);
     const elements: ElementDraft[] = [];
     let firstHeading: string | undefined;
     slides.forEach((slide, i) => {
@@ -60,16 +73,32 @@ export const odpParser: ParserDefinition = {
       }
     });
     const title = pkg.title ?? firstHeading;
-    return {
-      format: 'odp',
-      mime: MIME,
-      ...(title !== undefined && { title }),
-      ...(pkg.language !== undefined && { language: pkg.language }),
-      pageCount: slides.length,
-      metadata: { ...pkg.metadata, slides: slides.length },
-      elements,
-      warnings: [],
+    const warnings: string[] = [];
+    const draft = (kept: ElementDraft[]): DocumentDraft => {
+      if (counters.imagesWithoutAlt > 0) warnings.push(`${counters.imagesWithoutAlt} picture(s) without alt text were skipped (no text to keep)`);
+      return {
+        format: 'odp',
+        mime: MIME,
+        ...(title !== undefined && { title }),
+        ...(pkg.language !== undefined && { language: pkg.language }),
+        pageCount: slides.length,
+        metadata: { ...pkg.metadata, slides: slides.length },
+        elements: kept,
+        warnings,
+      };
     };
+    if (!pictureHrefs || pictureHrefs.size === 0) return draft(elements);
+    const pictures: EmbeddedImage[] = [];
+    for (const [element, hrefs] of pictureHrefs) {
+      const picture = odfPicture(pkg.zip, element, hrefs);
+      if (picture) pictures.push(picture);
+    }
+    return ocrEmbeddedImages(shownImages(pictures, elements), options, warnings).then(() => {
+      // Pictures without alt text stay only when OCR found text in them.
+      const { kept, dropped } = dropUnreadPictures(elements);
+      counters.imagesWithoutAlt += dropped;
+      return draft(kept);
+    });
   },
 };
 
@@ -88,7 +117,11 @@ interface Slide {
   notes: string[];
 }
 
-function readSlides(content: string, numbered: Map<string, Set<number>>): Slide[] {
+/**
+ * @param pictureHrefs Set when pictures will be OCR'd: each image element -> its picture's hrefs.
+ *   Pictures without alt text then become image elements too, until OCR says whether they hold text.
+ */
+function readSlides(content: string, numbered: Map<string, Set<number>>, counters: { imagesWithoutAlt: number }, pictureHrefs?: Map<ElementDraft, string[]>): Slide[] {
   const slides: Slide[] = [];
   let slide: Slide | undefined;
   let inNotes = 0;
@@ -142,6 +175,17 @@ function readSlides(content: string, numbered: Map<string, Set<number>>): Slide[
           altTarget = name === 'svg:title' ? 'title' : 'desc';
           altText = '';
           return;
+        case 'draw:image': {
+          const shape = shapes[shapes.length - 1];
+          if (shape) (shape.pictures ??= []).push(attrs['xlink:href'] ?? '');
+          return;
+        }
+        case 'draw:object':
+        case 'draw:object-ole': {
+          const shape = shapes[shapes.length - 1];
+          if (shape) shape.object = true;
+          return;
+        }
         case 'text:list':
           lists.push(attrs['text:style-name'] ? { style: attrs['text:style-name'] } : {});
           return;
@@ -238,11 +282,25 @@ function readSlides(content: string, numbered: Map<string, Set<number>>): Slide[
   function closeShape(): void {
     const shape = shapes.pop();
     if (!shape) return;
-    if (shape.alt && shape.paragraphs.length === 0 && shape.extra.length === 0) shape.extra.push({ kind: 'image', text: '', alt: shape.alt });
+    if (shape.paragraphs.length === 0 && shape.extra.length === 0) pictureElement(shape);
     if (shape.kind === 'group' && shape.y === undefined) {
       const first = readingOrder(shape.children, SAME_LINE_MM)[0];
       if (first?.y !== undefined) [shape.x, shape.y] = [first.x, first.y];
     }
+  }
+
+  /** A shape without text: an image element when it has alt text, or a picture OCR may read. */
+  function pictureElement(shape: OdpShape): void {
+    const picture = shape.pictures !== undefined && !shape.object;
+    const shown = shape.cls === undefined || !UNSHOWN_PICTURE_CLASSES.has(shape.cls);
+    const hrefs = picture && pictureHrefs && shown ? shape.pictures!.filter(Boolean) : [];
+    if (!shape.alt && hrefs.length === 0) {
+      if (picture && shown) counters.imagesWithoutAlt++;
+      return;
+    }
+    const image: ElementDraft = { kind: 'image', text: '', alt: shape.alt ?? '' };
+    if (hrefs.length > 0) pictureHrefs!.set(image, hrefs);
+    shape.extra.push(image);
   }
 }
 

@@ -4,7 +4,9 @@ import { GroundworkError } from '../errors.js';
 import { joinTexts } from './docx-body.js';
 import { formatNumber } from './docx-numbering.js';
 import { isMonospaceFont } from './docx-styles.js';
-import type { ParseInput, ParserDefinition } from './types.js';
+import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
+import { odfPicture } from './odf-pictures.js';
+import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type XmlNode } from './xml.js';
 
 /**
@@ -13,7 +15,10 @@ import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type Xm
  * furniture). Same output shape as DOCX: `text:h` outline levels are headings (a paragraph styled
  * Title is level 1, Subtitle level 2), `text:list` nesting gives list depth and the list style says
  * numbered or bulleted, tables keep their spans, frames give image alt text (svg:title/svg:desc),
- * notes and annotations become `footnote` elements after the paragraph citing them.
+ * notes and annotations become `footnote` elements after the paragraph citing them. With `ocr: 'on'`
+ * the frames' pictures (`draw:image xlink:href`, not an embedded object's replacement image) are
+ * OCR'd into the image elements' `ocrText`, pictures without alt text kept when OCR finds text;
+ * 'auto' keeps alt text only (OCR costs seconds per picture), as for DOCX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.text';
@@ -53,15 +58,15 @@ interface ListFrame {
   counters: number[];
 }
 
-const SKIPPED = new Set(['text:tracked-changes', 'text:deletion', 'office:forms', 'text:sequence-decls', 'text:variable-decls', 'table:table-columns', 'table:table-column', 'text:index-title-template', 'text:table-of-content-source', 'dc:creator', 'dc:date', 'meta:creator-initials']);
+const SKIPPED = new Set(['office:binary-data', 'text:tracked-changes', 'text:deletion', 'office:forms', 'text:sequence-decls', 'text:variable-decls', 'table:table-columns', 'table:table-column', 'text:index-title-template', 'text:table-of-content-source', 'dc:creator', 'dc:date', 'meta:creator-initials']);
 /** Repeated empty rows/columns fill LibreOffice tables to the page edge; cap what a repeat may expand to. */
 const MAX_REPEAT = 64;
 
 export const odtParser: ParserDefinition = {
   formats: ['odt'],
-  version: '1',
+  version: '2',
   textual: false,
-  parse(input: ParseInput): DocumentDraft {
+  parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
     const zip = ZipArchive.open(input.bytes, file !== undefined ? { file } : {});
     if (!zip.has('content.xml')) {
@@ -72,22 +77,38 @@ export const odtParser: ParserDefinition = {
     const styles = new Map<string, OdtStyle>();
     const listStyles = new Map<string, ListLevelStyle[]>();
     if (stylesRoot) collectStyles(stylesRoot, styles, listStyles);
-    const walker = new OdtWalker(styles, listStyles);
+    const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
+    const walker = new OdtWalker(styles, listStyles, pictureHrefs);
     walker.walk(zip.readText('content.xml'));
     const furniture = stylesRoot ? masterPageFurniture(stylesRoot) : { headers: [], footers: [] };
     const { metadata, title, language, pageCount } = readMeta(zip);
     if (walker.hyperlinks.length > 0) metadata.hyperlinks = walker.hyperlinks;
     const docTitle = title ?? walker.elements.find((el) => el.kind === 'heading')?.text;
-    return {
-      format: 'odt',
-      mime: MIME,
-      ...(docTitle && { title: docTitle }),
-      ...(language && { language }),
-      ...(pageCount && { pageCount }),
-      metadata,
-      elements: [...furniture.headers, ...walker.elements, ...furniture.footers],
-      warnings: walker.imagesWithoutAlt > 0 ? [`${walker.imagesWithoutAlt} image(s) without alt text were skipped`] : [],
+    const warnings: string[] = [];
+    const draft = (body: ElementDraft[]): DocumentDraft => {
+      if (walker.imagesWithoutAlt > 0) warnings.push(`${walker.imagesWithoutAlt} image(s) without alt text were skipped`);
+      return {
+        format: 'odt',
+        mime: MIME,
+        ...(docTitle && { title: docTitle }),
+        ...(language && { language }),
+        ...(pageCount && { pageCount }),
+        metadata,
+        elements: [...furniture.headers, ...body, ...furniture.footers],
+        warnings,
+      };
     };
+    if (!pictureHrefs || pictureHrefs.size === 0) return draft(walker.elements);
+    const pictures: EmbeddedImage[] = [];
+    for (const [element, hrefs] of pictureHrefs) {
+      const picture = odfPicture(zip, element, hrefs);
+      if (picture) pictures.push(picture);
+    }
+    return ocrEmbeddedImages(shownImages(pictures, walker.elements), options, warnings).then(() => {
+      // Pictures without alt text stay only when OCR found text in them.
+      for (const element of pictureHrefs.keys()) if (!element.alt && !element.ocrText) walker.imagesWithoutAlt++;
+      return draft(dropUnreadPictures(walker.elements).kept);
+    });
   },
 };
 
@@ -151,7 +172,8 @@ class OdtWalker {
   private inCitation = false;
   private citation = '';
   private readonly notes: { elements: ElementDraft[]; kind: 'note' | 'annotation' }[] = [];
-  private frame: { alt: string; title: string; desc: string; image: boolean } | undefined;
+  /** `hrefs`: the frame's pictures (alternative formats, best first); `object`: it shows an embedded object. */
+  private frame: { alt: string; title: string; desc: string; image: boolean; hrefs: string[]; object: boolean } | undefined;
   /** Inside a frame's svg:title or svg:desc, whose text is the image's alt text. */
   private altField: 'title' | 'desc' | undefined;
   private link: { url: string; start: number } | undefined;
@@ -161,9 +183,14 @@ class OdtWalker {
   private styleNode: XmlNode | undefined;
   private styleStack: XmlNode[] = [];
 
+  /**
+   * @param pictureHrefs Set when pictures will be OCR'd: each image element -> its frame's picture
+   *   hrefs. Frames without alt text then become image elements too, until OCR says whether they hold text.
+   */
   constructor(
     private readonly styles: Map<string, OdtStyle>,
     private readonly listStyles: Map<string, ListLevelStyle[]>,
+    private readonly pictureHrefs?: Map<ElementDraft, string[]>,
   ) {}
 
   walk(xml: string): void {
@@ -230,7 +257,7 @@ class OdtWalker {
         this.sinks.push(this.notes[this.notes.length - 1]!.elements);
         return;
       case 'draw:frame':
-        this.frame = { alt: (a['svg:title'] ?? '').trim(), title: '', desc: '', image: false };
+        this.frame = { alt: (a['svg:title'] ?? '').trim(), title: '', desc: '', image: false, hrefs: [], object: false };
         return;
       case 'svg:title':
       case 'svg:desc':
@@ -238,7 +265,15 @@ class OdtWalker {
         else this.skipDepth++;
         return;
       case 'draw:image':
-        if (this.frame) this.frame.image = true;
+        if (this.frame) {
+          this.frame.image = true;
+          if (this.pictureHrefs && a['xlink:href']) this.frame.hrefs.push(a['xlink:href']);
+        }
+        return;
+      case 'draw:object':
+      case 'draw:object-ole':
+        // Its draw:image is the object's replacement rendering (a chart, a formula), not a picture.
+        if (this.frame) this.frame.object = true;
         return;
       case 'draw:text-box':
         this.sinks.push([]);
@@ -349,11 +384,13 @@ class OdtWalker {
         this.frame = undefined;
         if (!frame?.image) return;
         frame.alt = frame.alt || frame.title.trim() || frame.desc.trim();
-        if (!frame.alt) {
+        const picture = this.pictureHrefs !== undefined && !frame.object && frame.hrefs.length > 0;
+        if (!frame.alt && !picture) {
           this.imagesWithoutAlt++;
           return;
         }
         const image: ElementDraft = { kind: 'image', text: '', alt: frame.alt };
+        if (picture) this.pictureHrefs!.set(image, frame.hrefs);
         const p = this.paragraph;
         if (p) p.after.push(image);
         else this.sink.push(image);

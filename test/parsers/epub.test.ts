@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { strToU8, zipSync } from 'fflate';
 import { describe, expect, test } from 'vitest';
+import { ocrAvailable } from '../../src/ocr/index.js';
 import { parse } from '../../src/parse.js';
 import { epubParser } from '../../src/parsers/epub.js';
 import { registerParser } from '../../src/parsers/registry.js';
@@ -176,4 +178,79 @@ describe.skipIf(!hasShared)('epub: corpus with ground truth', () => {
     expect((doc.metadata.toc as { title: string; level: number }[]).some((t) => t.level === 2)).toBe(true);
     expect(doc.canonical.length).toBeGreaterThan(100_000);
   });
+});
+
+/** The fixture book with its first chapter replaced and pictures added under OPS/images/. */
+function bookWithPictures(chapterBody: string, pictures: Record<string, Uint8Array>): Uint8Array {
+  const files: Record<string, Uint8Array> = {
+    mimetype: strToU8('application/epub+zip'),
+    'META-INF/container.xml': strToU8(CONTAINER),
+    'OPS/book.opf': strToU8(OPF),
+    'OPS/nav.xhtml': strToU8(NAV),
+    'OPS/text/ch1.xhtml': strToU8(xhtml(chapterBody)),
+    'OPS/text/Chapter 2.xhtml': strToU8(xhtml('<h1>Trees</h1><p>Oaks.</p>')),
+  };
+  for (const [name, bytes] of Object.entries(pictures)) files[`OPS/images/${name}`] = bytes;
+  return zipSync(files);
+}
+
+/** A GIF header: a picture format OCR cannot read. */
+const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0]);
+const PICTURES_CHAPTER =
+  '<p>Before the figure.</p><p><img src="../images/fig.gif" alt=""/></p><p>After the figure.</p>' +
+  '<p><img src="../images/logo.gif" alt="  Company\n  logo "/></p><blockquote><p>Quoted <img src="../images/q.gif" alt="quoted alt"/></p></blockquote>';
+
+describe('epub: pictures and OCR', () => {
+  const imagesOf = (doc: { elements: readonly { kind: string; alt?: string; ocrText?: string }[] }) =>
+    doc.elements.filter((e) => e.kind === 'image').map((e) => [e.alt, e.ocrText]);
+
+  test("ocr 'auto': alt text only (whitespace collapsed), pictures without alt dropped, no OCR warning", async () => {
+    const doc = await parse(bookWithPictures(PICTURES_CHAPTER, { 'fig.gif': GIF, 'logo.gif': GIF, 'q.gif': GIF }), { name: 'p.epub' });
+    expect(imagesOf(doc)).toEqual([['Company logo', undefined]]);
+    expect(doc.elements.find((e) => e.kind === 'quote')?.text).toBe('Quoted\n\nquoted alt');
+    expect(doc.warnings.join('\n')).not.toMatch(/OCR/);
+  });
+
+  test("ocr 'on': pictures OCR cannot decode keep their alt text, alt-less ones are dropped and counted; quotes untouched", async () => {
+    const doc = await parse(bookWithPictures(PICTURES_CHAPTER, { 'fig.gif': GIF, 'logo.gif': GIF, 'q.gif': GIF }), { name: 'p.epub', ocr: 'on' });
+    expect(imagesOf(doc)).toEqual([['Company logo', undefined]]);
+    expect(doc.elements.find((e) => e.kind === 'quote')?.text).toBe('Quoted\n\nquoted alt');
+    // Either the two package pictures are reported unreadable (GIF), or OCR is unavailable for both.
+    expect(doc.warnings.join('\n')).toMatch(/2 embedded picture\(s\) (?:in a format OCR cannot read|were not OCR'd)/);
+    expect(doc.warnings).toContain('1 picture(s) without alt text had no OCR text and were skipped');
+    expect(doc.canonical).not.toContain('\uE000');
+  });
+
+  test("ocr 'on': a picture missing from the package is a warning, not a failure", async () => {
+    const doc = await parse(bookWithPictures('<p><img src="../images/gone.png" alt="Gone"/></p>', {}), { name: 'g.epub', ocr: 'on' });
+    expect(imagesOf(doc)).toEqual([['Gone', undefined]]);
+    if (ocrAvailable('eng').ok) expect(doc.warnings).toContain("embedded picture 'OPS/images/gone.png' is missing from the package");
+  });
+});
+
+describe.skipIf(!hasShared || !ocrAvailable('eng').ok)('epub: OCR of pictures (corpus images, tesseract)', () => {
+  test("an alt-less picture (images/webp-test.webp) is OCR'd in place with ocr 'on' only", async () => {
+    const bytes = bookWithPictures(
+      '<h1>Birds</h1><p>Before the figure.</p><div><img src="../images/fig.webp"/></div><p>After the figure.</p>',
+      { 'fig.webp': new Uint8Array(readFileSync(corpus('images', 'webp-test.webp'))) },
+    );
+    const plain = await parse(bytes, { name: 'w.epub' });
+    expect(plain.elements.some((e) => e.kind === 'image')).toBe(false);
+    const doc = await parse(bytes, { name: 'w.epub', ocr: 'on' });
+    expect(doc.elements.slice(0, 4).map((e) => e.kind)).toEqual(['heading', 'paragraph', 'image', 'paragraph']);
+    const image = doc.elements[2]!;
+    expect(image.alt).toBe('');
+    // docling's ground truth for the picture: "Docling bundles PDF document conversion to JSON and Markdown ..."
+    expect(image.ocrText).toMatch(/Docling bundles PDF document conversion/);
+    const at = doc.canonical.indexOf('Docling bundles');
+    expect(doc.canonical.indexOf('Before the figure.')).toBeLessThan(at);
+    expect(doc.canonical.indexOf('After the figure.')).toBeGreaterThan(at);
+  }, 60_000);
+
+  test('epub_purvis_poetry: the title page picture (alt="") is OCR\'d at the title page, before the imprint', async () => {
+    const doc = await parse(corpus('epub', 'epub_purvis_poetry.epub'), { ocr: 'on' });
+    const at = doc.elements.findIndex((e) => e.kind === 'image' && !e.alt);
+    expect(doc.elements[at]?.ocrText).toMatch(/SARAH LOUISA FORTEN PURVIS/);
+    expect(doc.elements.findIndex((e) => e.kind === 'heading' && e.text === 'Imprint')).toBe(at + 1);
+  }, 60_000);
 });

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { ocrAvailable } from '../../src/ocr/index.js';
 import { parse } from '../../src/parse.js';
 import { odpParser } from '../../src/parsers/odp.js';
 import { registerParser } from '../../src/parsers/registry.js';
+import { corpus, hasShared } from '../helpers.js';
 
 beforeAll(() => registerParser(odpParser));
 
@@ -58,4 +61,73 @@ describe('odp parser', () => {
     expect(slide2.find((e) => e.kind === 'table')?.table?.rows.map((r) => r.map((c) => c.text))).toEqual([['Phase', 'Weeks'], ['Pilot', '6']]);
     expect(doc.elements.find((e) => e.kind === 'page-furniture')?.text).toBe('2');
   });
+});
+
+const XLINK = 'xmlns:xlink="http://www.w3.org/1999/xlink"';
+
+/** One slide: a title, text above and below a picture frame (alt text optional), and the package files given. */
+function odpWithPicture(pictureFrame: string, files: Record<string, Uint8Array>): Uint8Array {
+  const page =
+    '<draw:page draw:name="p1">' +
+    frame('title', '1cm', '<text:p>Results</text:p>') +
+    frame('outline', '14cm', '<text:p>Below the picture.</text:p>') +
+    pictureFrame +
+    frame('outline', '4cm', '<text:p>Above the picture.</text:p>') +
+    '</draw:page>';
+  return zipSync({
+    mimetype: strToU8('application/vnd.oasis.opendocument.presentation'),
+    'content.xml': strToU8(`<office:document-content ${NS} ${XLINK}><office:body><office:presentation>${page}</office:presentation></office:body></office:document-content>`),
+    ...files,
+  });
+}
+
+const pictureAt = (href: string, alt = ''): string =>
+  `<draw:frame svg:x="2cm" svg:y="7cm" svg:width="10cm" svg:height="5cm"><draw:image xlink:href="${href}"/>${alt ? `<svg:desc>${alt}</svg:desc>` : ''}</draw:frame>`;
+/** A GIF header: a picture format OCR cannot read. */
+const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0]);
+const shape = (e: { kind: string; text: string; alt?: string; ocrText?: string }) => [e.kind, e.kind === 'image' ? e.alt : e.text, e.ocrText];
+
+describe('odp pictures and OCR', () => {
+  test("ocr 'auto': a picture without alt text is counted in a warning, with alt text it is an image in reading order", async () => {
+    const without = await parse(odpWithPicture(pictureAt('Pictures/a.gif'), { 'Pictures/a.gif': GIF }), { name: 'a.odp' });
+    expect(without.elements.map(shape)).toEqual([
+      ['heading', 'Results', undefined],
+      ['paragraph', 'Above the picture.', undefined],
+      ['paragraph', 'Below the picture.', undefined],
+    ]);
+    expect(without.warnings).toEqual(['1 picture(s) without alt text were skipped (no text to keep)']);
+    const withAlt = await parse(odpWithPicture(pictureAt('Pictures/a.gif', 'Sales chart'), { 'Pictures/a.gif': GIF }), { name: 'b.odp' });
+    expect(withAlt.elements.map(shape)[2]).toEqual(['image', 'Sales chart', undefined]);
+    expect(withAlt.warnings).toEqual([]);
+  });
+
+  test("ocr 'on': a picture OCR cannot decode keeps its alt text; without alt it is dropped and counted", async () => {
+    const withAlt = await parse(odpWithPicture(pictureAt('Pictures/a.gif', 'Sales chart'), { 'Pictures/a.gif': GIF }), { name: 'b.odp', ocr: 'on' });
+    expect(withAlt.elements.map(shape)[2]).toEqual(['image', 'Sales chart', undefined]);
+    expect(withAlt.warnings.join('\n')).toMatch(/^1 embedded picture\(s\) (?:in a format OCR cannot read|were not OCR'd)/m);
+    const without = await parse(odpWithPicture(pictureAt('Pictures/a.gif'), { 'Pictures/a.gif': GIF }), { name: 'a.odp', ocr: 'on' });
+    expect(without.elements.some((e) => e.kind === 'image')).toBe(false);
+    expect(without.warnings).toContain('1 picture(s) without alt text were skipped (no text to keep)');
+  });
+});
+
+describe.skipIf(!hasShared || !ocrAvailable('eng').ok)('odp: OCR of pictures (corpus images, tesseract)', () => {
+  test("an alt-less picture (images/webp-test.webp) is OCR'd at its place in the slide's reading order with ocr 'on' only", async () => {
+    const bytes = odpWithPicture(pictureAt('Pictures/fig.webp'), { 'Pictures/fig.webp': new Uint8Array(readFileSync(corpus('images', 'webp-test.webp'))) });
+    const plain = await parse(bytes, { name: 'w.odp' });
+    expect(plain.elements.some((e) => e.kind === 'image')).toBe(false);
+    const doc = await parse(bytes, { name: 'w.odp', ocr: 'on' });
+    expect(doc.elements.map((e) => [e.kind, e.slide, e.page])).toEqual([
+      ['heading', 1, 1],
+      ['paragraph', 1, 1],
+      ['image', 1, 1],
+      ['paragraph', 1, 1],
+    ]);
+    // docling's ground truth for the picture: "Docling bundles PDF document conversion to JSON and Markdown ..."
+    expect(doc.elements[2]!.ocrText).toMatch(/Docling bundles PDF document conversion/);
+    const at = doc.canonical.indexOf('Docling bundles');
+    expect(doc.canonical.indexOf('Above the picture.')).toBeLessThan(at);
+    expect(doc.canonical.indexOf('Below the picture.')).toBeGreaterThan(at);
+    expect(doc.warnings).toEqual([]);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, test } from 'vitest';
+import { ocrAvailable } from '../../src/ocr/index.js';
 import { parse } from '../../src/parse.js';
 import { odtParser } from '../../src/parsers/odt.js';
 import { registerParser } from '../../src/parsers/registry.js';
@@ -105,4 +106,86 @@ describe.skipIf(!hasShared)(`ODT parser on the corpus${hasShared ? '' : ` (${sha
   test('testODTnotaZipFile.odt is refused (CORRUPT when read as ODT)', async () => {
     await expect(parse(corpus('adversarial', 'testODTnotaZipFile.odt'), { format: 'odt' })).rejects.toMatchObject({ code: 'CORRUPT' });
   });
+});
+
+/** An ODT whose body is `body` (inside office:text), with the given files added to the package. */
+function odtWith(body: string, files: Record<string, Uint8Array>): Uint8Array {
+  return zipSync({
+    mimetype: [strToU8('application/vnd.oasis.opendocument.text'), { level: 0 }],
+    'content.xml': strToU8(`<office:document-content ${NS}><office:body><office:text>${body}</office:text></office:body></office:document-content>`),
+    ...files,
+  });
+}
+
+/** A GIF header: a picture format OCR cannot read. */
+const GIF = new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0, 0, 0, 0]);
+const picture = (href: string, alt = ''): string =>
+  `<text:p><draw:frame draw:name="f"><draw:image xlink:href="${href}"/>${alt ? `<svg:title>${alt}</svg:title>` : ''}</draw:frame></text:p>`;
+const CHART_FRAME = '<text:p><draw:frame><draw:object xlink:href="./Object 1"/><draw:image xlink:href="./ObjectReplacements/Object 1"/></draw:frame></text:p>';
+
+describe('ODT pictures and OCR', () => {
+  const files = { 'Pictures/a.gif': GIF, 'Pictures/b.gif': GIF, 'ObjectReplacements/Object 1': GIF };
+  const body = `<text:p>Before.</text:p>${picture('Pictures/a.gif')}${picture('Pictures/b.gif', 'Logo')}${CHART_FRAME}<text:p>After.</text:p>`;
+
+  test("ocr 'auto': alt text only; pictures and objects without alt are counted; no OCR warning", async () => {
+    const doc = await parse(odtWith(body, files), { name: 'p.odt' });
+    expect(doc.elements.map((e) => [e.kind, e.kind === 'image' ? e.alt : e.text, e.ocrText])).toEqual([
+      ['paragraph', 'Before.', undefined],
+      ['image', 'Logo', undefined],
+      ['paragraph', 'After.', undefined],
+    ]);
+    expect(doc.warnings).toEqual(['2 image(s) without alt text were skipped']);
+  });
+
+  test("ocr 'on': only the two pictures go to OCR (not the chart's replacement image); undecodable ones are reported", async () => {
+    const doc = await parse(odtWith(body, files), { name: 'p.odt', ocr: 'on' });
+    expect(doc.elements.map((e) => [e.kind, e.kind === 'image' ? e.alt : e.text, e.ocrText])).toEqual([
+      ['paragraph', 'Before.', undefined],
+      ['image', 'Logo', undefined],
+      ['paragraph', 'After.', undefined],
+    ]);
+    // Either both are reported as GIF (a format OCR cannot read), or OCR is unavailable for both.
+    expect(doc.warnings.join('\n')).toMatch(/^2 embedded picture\(s\) (?:in a format OCR cannot read|were not OCR'd)/m);
+    expect(doc.warnings).toContain('2 image(s) without alt text were skipped');
+  });
+
+  test("ocr 'on': a picture missing from the package keeps its alt text; the miss is a warning, not a failure", async () => {
+    const doc = await parse(odtWith(picture('Pictures/gone.png', 'Gone'), {}), { name: 'g.odt', ocr: 'on' });
+    expect(doc.elements.map((e) => [e.kind, e.alt, e.ocrText])).toEqual([['image', 'Gone', undefined]]);
+    if (ocrAvailable('eng').ok) expect(doc.warnings).toEqual(["embedded picture 'Pictures/gone.png' is missing from the package"]);
+  });
+});
+
+describe.skipIf(!hasShared || !ocrAvailable('eng').ok)('ODT: OCR of pictures (corpus images, tesseract)', () => {
+  test("an alt-less frame (SVG first, then webp-test.webp as its alternative) is OCR'd in place with ocr 'on' only", async () => {
+    const webp = new Uint8Array(readFileSync(corpus('images', 'webp-test.webp')));
+    const svg = strToU8('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>');
+    const frame = '<text:p><draw:frame><draw:image xlink:href="Pictures/fig.svg"/><draw:image xlink:href="./Pictures/fig.webp"/></draw:frame></text:p>';
+    const bytes = odtWith(`<text:h text:outline-level="1">Report</text:h><text:p>Before the figure.</text:p>${frame}<text:p>After the figure.</text:p>`, {
+      'Pictures/fig.svg': svg,
+      'Pictures/fig.webp': webp,
+    });
+    const plain = await parse(bytes, { name: 'w.odt' });
+    expect(plain.elements.some((e) => e.kind === 'image')).toBe(false);
+    const doc = await parse(bytes, { name: 'w.odt', ocr: 'on' });
+    expect(doc.elements.map((e) => e.kind)).toEqual(['heading', 'paragraph', 'image', 'paragraph']);
+    // docling's ground truth for the picture: "Docling bundles PDF document conversion to JSON and Markdown ..."
+    expect(doc.elements[2]!.ocrText).toMatch(/Docling bundles PDF document conversion/);
+    const at = doc.canonical.indexOf('Docling bundles');
+    expect(doc.canonical.indexOf('Before the figure.')).toBeLessThan(at);
+    expect(doc.canonical.indexOf('After the figure.')).toBeGreaterThan(at);
+    expect(doc.warnings).toEqual([]);
+  }, 60_000);
+
+  test("calibre-demo.odt: the quotes picture keeps its alt text and gains the OCR text", async () => {
+    const alt = '165 Inspirational Quotes To Keep You Motivated In Life';
+    const plain = await parse(corpus('odt', 'calibre-demo.odt'));
+    expect(plain.elements.filter((e) => e.kind === 'image').map((e) => [e.alt, e.ocrText])).toEqual([[alt, undefined]]);
+    const doc = await parse(corpus('odt', 'calibre-demo.odt'), { ocr: 'on' });
+    const at = doc.elements.findIndex((e) => e.kind === 'image');
+    expect(doc.elements[at]?.alt).toBe(alt);
+    expect(doc.elements[at]?.ocrText).toMatch(/Be the change that you wish to see in the world/);
+    // In place: right after the paragraph that introduces centered images.
+    expect(doc.elements[at - 1]?.text).toMatch(/^Centered images like this/);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import type { Line } from './lines.js';
+import { colorsDiffer, type Line } from './lines.js';
 
 /** Consecutive lines of one paragraph-like unit on one page, in reading order. */
 export interface Block {
@@ -14,14 +14,15 @@ export interface Block {
 /** Bullets and numbers that open a list item: •, -, ◦, (1), 1), a), i., 1. */
 export const LIST_MARKER = /^(?:[•◦▪▫●○■□‣⁃∙·\-–*]\s+|\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,6})\)\s+|(?:\d{1,3}|[a-z])\.\s+(?=\S))/;
 
-/** Groups reading-ordered lines into blocks by spacing, font changes, indentation and list markers. */
+/** Groups reading-ordered lines into blocks by spacing, font and colour changes, indentation and list markers. */
 export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number): Block[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
   let gapSum = 0;
   let gapCount = 0;
+  const mainColor = mostCommonColor(lines);
   for (const line of lines) {
-    if (current && edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) && continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined)) {
+    if (current && edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) && continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined, mainColor)) {
       const prev = current.lines[current.lines.length - 1]!;
       gapSum += line.y0 - prev.y1;
       gapCount++;
@@ -39,7 +40,7 @@ export function buildBlocks(lines: readonly Line[], page: number, pageHeight: nu
   return blocks;
 }
 
-function continuesBlock(block: Block, next: Line, typicalGap: number | undefined): boolean {
+function continuesBlock(block: Block, next: Line, typicalGap: number | undefined, mainColor: number | undefined): boolean {
   const prev = block.lines[block.lines.length - 1]!;
   const em = Math.min(prev.size, next.size);
   const gap = next.y0 - prev.y1;
@@ -49,6 +50,7 @@ function continuesBlock(block: Block, next: Line, typicalGap: number | undefined
   if (gap > (typicalGap !== undefined ? typicalGap + 0.35 * em : 0.7 * em)) return false;
   if (Math.abs(prev.size - next.size) > 0.12 * em) return false;
   if (prev.bold !== next.bold || prev.mono !== next.mono) return false;
+  if (colorEnds(block, next, mainColor)) return false;
   if (LIST_MARKER.test(next.text)) return false;
   // First-line indent opens a paragraph.
   const listItem = LIST_MARKER.test(block.lines[0]!.text);
@@ -60,6 +62,32 @@ function continuesBlock(block: Block, next: Line, typicalGap: number | undefined
   const width = block.x1 - block.x0;
   if (block.lines.length >= 2 && prev.x1 < block.x1 - 0.25 * width && /[.!?。！？:]$/.test(prev.text)) return false;
   return true;
+}
+
+/**
+ * A block set in a colour other than the main text's ends where text in another colour starts: a
+ * heading set apart from the body by colour alone. Only the colour of whole lines counts (a link
+ * inside a line leaves it without one), and a block of main text that reaches a wholly coloured
+ * line (a URL on a line of its own) goes on. Syntax-highlighted code changes colour line by line.
+ */
+function colorEnds(block: Block, next: Line, mainColor: number | undefined): boolean {
+  const prev = block.lines[block.lines.length - 1]!;
+  if (prev.mono && next.mono) return false;
+  if (!colorsDiffer(prev.color, next.color) || !colorsDiffer(prev.color, mainColor)) return false;
+  return block.lines.every((l) => l.color === prev.color);
+}
+
+/** The colour of most characters among the lines (a weighted majority vote); undefined when none has one. */
+function mostCommonColor(lines: readonly Line[]): number | undefined {
+  let color: number | undefined;
+  let votes = 0;
+  for (const line of lines) {
+    if (line.color === undefined) continue;
+    if (line.color === color) votes += line.chars;
+    else if (votes >= line.chars) votes -= line.chars;
+    else ((color = line.color), (votes = line.chars - votes));
+  }
+  return color;
 }
 
 /** Narrow lines sharing their right edge (names, addresses set flush right): a ragged left edge is no indent. */

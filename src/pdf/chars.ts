@@ -1,4 +1,4 @@
-import type { Engine } from './engine.js';
+import type { Engine, RawFn } from './engine.js';
 import type { PageGeometry } from './geometry.js';
 
 /**
@@ -24,6 +24,11 @@ export interface PageChars {
    * bottom, 2 upside down, 3 bottom to top; 4 for skewed text.
    */
   dir: Uint8Array;
+  /**
+   * Colour the text is painted in, 0xRRGGBB (the fill colour; the stroke colour for outlined
+   * text). Absent where the source has no colour (characters built from OCR words).
+   */
+  color?: Uint32Array;
 }
 
 export const BOLD = 1;
@@ -77,6 +82,10 @@ const PDF_FORCE_BOLD = 1 << 18;
 const MONO_NAME = /mono|courier|consol|menlo|typewriter|cmtt|inconsolata|code/i;
 const BOLD_NAME = /bold|black|heavy|semibold|demi|medi|cmbx|sfbx|[-,]bd?\b|\bbx\d/i;
 const ITALIC_NAME = /italic|oblique/i;
+// Text render modes (PDF 9.3.6): 1 stroke only (outlined), 2 fill then stroke (the usual faux bold), 5 stroke and clip.
+const RENDER_STROKE = 1;
+const RENDER_FILL_STROKE = 2;
+const RENDER_STROKE_CLIP = 5;
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0xa0 || code === 0x3000 || (code >= 0x2000 && code <= 0x200b);
@@ -94,6 +103,9 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
   const getFontInfo = raw.FPDFText_GetFontInfo!;
   const hasMapError = raw.FPDFText_HasUnicodeMapError!;
   const getMatrix = raw.FPDFText_GetMatrix!;
+  const getRenderMode = raw.FPDFTextObj_GetTextRenderMode!;
+  const getFillColor = raw.FPDFPageObj_GetFillColor!;
+  const getStrokeColor = raw.FPDFPageObj_GetStrokeColor!;
   const n = Math.max(0, countChars(textPage));
   const out: PageChars = {
     count: 0,
@@ -106,11 +118,14 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
     font: new Int32Array(n),
     flags: new Uint8Array(n),
     dir: new Uint8Array(n),
+    color: new Uint32Array(n),
   };
+  const color = out.color!;
   const rect = engine.scratch; // FS_RECTF: left, top, right, bottom (floats)
   const flagsPtr = engine.scratch + 16;
   const nameCap = 256;
   const namePtr = engine.malloc(nameCap);
+  const colorPtr = engine.malloc(16); // R, G, B, A as unsigned ints
   const { a, b, c, d, e, f } = geometry;
   let pendingFlags = 0;
   let lastObject = -1;
@@ -119,6 +134,7 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
   let fontSize = 0;
   let direction = 0;
   let mapError = 0;
+  let rgb = 0;
   let k = 0;
   let highSurrogate = 0;
   for (let i = 0; i < n; i++) {
@@ -175,6 +191,10 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
       if (weight >= 600 || pdfFlags & PDF_FORCE_BOLD) fontStyle |= BOLD;
       if (pdfFlags & PDF_ITALIC) fontStyle |= ITALIC;
       if (pdfFlags & PDF_FIXED_PITCH) fontStyle |= MONO;
+      const mode = getRenderMode(object);
+      // Filled and stroked glyphs are thickened: word processors draw synthetic bold this way.
+      if (mode === RENDER_FILL_STROKE) fontStyle |= BOLD;
+      rgb = objectColor(engine, object, colorPtr, mode === RENDER_STROKE || mode === RENDER_STROKE_CLIP ? getStrokeColor : getFillColor);
       fontId = fonts.intern(name, fontStyle);
       // Checked once per text object: a font without a Unicode map fails for all its glyphs.
       mapError = hasMapError(textPage, i) ? UNICODE_ERROR : 0;
@@ -193,12 +213,22 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
     out.font[k] = fontId;
     out.flags[k] = fontStyle | pendingFlags | mapError;
     out.dir[k] = direction;
+    color[k] = rgb;
     pendingFlags = 0;
     k++;
   }
   engine.free(namePtr);
+  engine.free(colorPtr);
   out.count = k;
   return out;
+}
+
+/** An object's fill or stroke colour as 0xRRGGBB (black when PDFium cannot tell). */
+function objectColor(engine: Engine, object: number, out: number, getColor: RawFn): number {
+  if (!getColor(object, out, out + 4, out + 8, out + 12)) return 0;
+  const i32 = engine.heap().HEAP32;
+  const j = out >> 2;
+  return ((i32[j]! & 0xff) << 16) | ((i32[j + 1]! & 0xff) << 8) | (i32[j + 2]! & 0xff);
 }
 
 /** Quarter turns (clockwise) of a baseline direction on the displayed page (y down); 4 when skewed. */

@@ -1,16 +1,24 @@
 import type { Block } from './blocks.js';
+import { colorsDiffer } from './lines.js';
 
 /**
  * Headings from the document's font statistics: the body size is the most common size by
  * character count; a heading is a short block, bigger or bolder than the body, not ending like a
  * sentence. Levels come from the rank of its style (size, then weight) among heading styles, and
  * from numbering depth (1. / 1.1 / 1.1.1, 第一章 / 第一节, Chapter 3, Appendix A) when present.
+ * A colour other than the body text's counts like bold where it marks headings: on numbered
+ * headings, or when the document sets headings in large type in that colour (a Word theme's blue
+ * headings, whose body-size level differs from the body by colour alone).
  */
 
 export interface FontStats {
   bodySize: number;
   bodyBold: boolean;
   bodyMono: boolean;
+  /** Colour of most body-size text (0xRRGGBB); undefined when the text has no colour (OCR). */
+  bodyColor?: number;
+  /** Colours of text set in heading type (large, short blocks), other than the body colour. */
+  headingColors: Set<number>;
 }
 
 export function fontStats(blocks: Iterable<Block>): FontStats {
@@ -29,16 +37,33 @@ export function fontStats(blocks: Iterable<Block>): FontStats {
   let bodySize = 10;
   let best = -1;
   for (const [size, count] of bySize) if (count > best) ((best = count), (bodySize = size));
+  // Weighted majority vote for the body colour.
+  let bodyColor: number | undefined;
+  let colorVotes = 0;
   for (const block of all) {
     for (const line of block.lines) {
       if (Math.abs(line.size - bodySize) > 0.5) continue;
       allAtBody += line.chars;
       if (line.bold) boldAtBody += line.chars;
       if (line.mono) monoAtBody += line.chars;
+      if (line.color === undefined) continue;
+      if (line.color === bodyColor) colorVotes += line.chars;
+      else if (colorVotes >= line.chars) colorVotes -= line.chars;
+      else ((bodyColor = line.color), (colorVotes = line.chars - colorVotes));
     }
   }
-  return { bodySize, bodyBold: boldAtBody * 2 > allAtBody, bodyMono: monoAtBody * 2 > allAtBody };
+  const headingColors = new Set<number>();
+  for (const block of all) {
+    if (block.lines.length > 3) continue;
+    for (const line of block.lines) {
+      if (line.size >= bodySize * BIGGER && line.color !== undefined && colorsDiffer(line.color, bodyColor)) headingColors.add(line.color);
+    }
+  }
+  return { bodySize, bodyBold: boldAtBody * 2 > allAtBody, bodyMono: monoAtBody * 2 > allAtBody, ...(bodyColor !== undefined && { bodyColor }), headingColors };
 }
+
+/** A heading by size alone is at least this much larger than the body text. */
+const BIGGER = 1.12;
 
 const NUMBERED = /^(?:(\d{1,2}(?:\.\d{1,2}){0,4})\.?|([A-Z])\.(\d{1,2}(?:\.\d{1,2}){0,3}))\s+\S/;
 const WORD_NUMBERED = /^(?:chapter|part|section|appendix|annex|第[一二三四五六七八九十百\d]+[章部篇])\s*[\dA-Z一二三四五六七八九十]*/i;
@@ -114,10 +139,11 @@ export function headingStyle(block: Block, stats: FontStats): HeadingStyle | und
   // Median line size: OCR line heights vary with ascenders and descenders.
   const sizes = block.lines.map((l) => l.size).sort((a, b) => a - b);
   const size = sizes.length === 2 ? Math.max(sizes[0]!, sizes[1]!) : sizes[sizes.length >> 1]!;
-  const bold = block.lines.every((l) => l.bold);
-  const bigger = size >= stats.bodySize * 1.12;
+  const numberedText = numberingDepth(text) > 0;
+  const bold = block.lines.every((l) => l.bold || (colorsDiffer(l.color, stats.bodyColor) && (numberedText || stats.headingColors.has(l.color!))));
+  const bigger = size >= stats.bodySize * BIGGER;
   const bolder = bold && !stats.bodyBold && size >= stats.bodySize * 0.9;
-  const numbered = numberingDepth(text) > 0 && (bold || size > stats.bodySize * 1.04);
+  const numbered = numberedText && (bold || size > stats.bodySize * 1.04);
   if (!bigger && !bolder && !numbered) return undefined;
   // Long multi-line bold text is an emphasised paragraph.
   if (!bigger && text.length > 100) return undefined;

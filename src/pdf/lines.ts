@@ -14,6 +14,11 @@ export interface Line {
   mono: boolean;
   rtl: boolean;
   font: number;
+  /**
+   * Colour (0xRRGGBB) of all its letters and digits; absent when they differ (a link inside the
+   * line) or the source has no colour (OCR).
+   */
+  color?: number;
   chars: number;
   /** Index of the reading-order region the line came from. */
   region: number;
@@ -58,6 +63,8 @@ function toLine(group: Run[], region: number): Line {
   let styled = 0;
   let font = group[0]!.font;
   let fontChars = 0;
+  let color: number | undefined;
+  let oneColor = true;
   for (const run of group) {
     if (text && needsSpace(lastCode(text), firstCode(run.text))) text += ' ';
     text += run.text;
@@ -72,6 +79,21 @@ function toLine(group: Run[], region: number): Line {
     italic += run.italic;
     mono += run.mono;
     if (run.chars > fontChars) ((fontChars = run.chars), (font = run.font));
+    // Runs of punctuation alone (a bullet, a dash) do not decide the colour.
+    if (run.styled === 0) continue;
+    if (run.color === undefined || (color !== undefined && run.color !== color)) oneColor = false;
+    else color = run.color;
   }
-  return { text, x0, y0, x1, y1, size, bold: styled > 0 && bold >= 0.97 * styled, italic: italic * 2 > styled, mono: styled > 0 && mono >= 0.9 * styled, rtl, font, chars, region };
+  const line: Line = { text, x0, y0, x1, y1, size, bold: styled > 0 && bold >= 0.97 * styled, italic: italic * 2 > styled, mono: styled > 0 && mono >= 0.9 * styled, rtl, font, chars, region };
+  if (oneColor && color !== undefined) line.color = color;
+  return line;
+}
+
+/** Channel difference above which two text colours are told apart (near-blacks and near-greys are one). */
+const COLOR_STEP = 48;
+
+/** Whether two text colours are clearly different; false when either is unknown. */
+export function colorsDiffer(a: number | undefined, b: number | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  return Math.abs((a >> 16) - (b >> 16)) > COLOR_STEP || Math.abs(((a >> 8) & 0xff) - ((b >> 8) & 0xff)) > COLOR_STEP || Math.abs((a & 0xff) - (b & 0xff)) > COLOR_STEP;
 }

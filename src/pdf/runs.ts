@@ -20,6 +20,8 @@ export interface Run {
   bold: number;
   italic: number;
   mono: number;
+  /** Colour (0xRRGGBB) of all its letters and digits; absent when they differ or the source has no colour (OCR). */
+  color?: number;
   /** Font (interned id) of the first character. */
   font: number;
   /** True when most characters are right-to-left script. */
@@ -39,7 +41,7 @@ const SPACE_EMS = 0.22;
  */
 export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: ArrayLike<number>): Run[] {
   const runs: Run[] = [];
-  const { code, x0, y0, x1, y1, size, flags, font } = chars;
+  const { code, x0, y0, x1, y1, size, flags, font, color } = chars;
   let run: Run | undefined;
   // Code points of the current run (spaces included), reused: no string per character.
   const codes: number[] = [];
@@ -47,10 +49,14 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   let lastX1 = 0;
   let lastCode = 0;
   let rtlCount = 0;
+  // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
+  let runColor = -1;
+  let mixedColors = false;
   const finish = (): void => {
     if (!run) return;
     run.text = fromCodes(codes);
     run.rtl = rtlCount * 2 > run.chars;
+    if (runColor >= 0 && !mixedColors) run.color = runColor;
     runs.push(run);
     run = undefined;
   };
@@ -95,6 +101,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
       run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i };
       codes.length = 0;
       rtlCount = 0;
+      runColor = -1;
+      mixedColors = false;
     }
     codes.push(c);
     run.chars++;
@@ -103,6 +111,10 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
       if (f & BOLD) run.bold++;
       if (f & ITALIC) run.italic++;
       if (f & MONO) run.mono++;
+      if (color) {
+        if (runColor < 0) runColor = color[i]!;
+        else if (color[i] !== runColor) mixedColors = true;
+      }
       run.styled++;
     }
     if (isRtl(c)) rtlCount++;

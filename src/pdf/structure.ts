@@ -35,19 +35,14 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
     });
   }
   const stats = fontStats(bodyBlocks);
-  const headingSized = (block: Block): HeadingStyle | undefined => {
-    const style = headingStyle(block, stats);
-    return style && !isCaption(block) && !isFootnote(block, stats, pages[block.page]!) ? style : undefined;
-  };
-  const oneOff = oneOffFurniture(pages, furniture.items, headingSized);
   const styles = new Map<Block, HeadingStyle>();
   const entries = pages.map((page) =>
     page.items.map((item, i): Entry => {
       const key = `${page.index}:${i}`;
-      const isFurniture = furniture.items.has(key) && !oneOff.has(key);
+      const isFurniture = furniture.items.has(key);
       if (item.type === 'block' && !isFurniture) {
-        const style = headingSized(item.block);
-        if (style) styles.set(item.block, style);
+        const style = headingStyle(item.block, stats);
+        if (style && !isCaption(item.block) && !isFootnote(item.block, stats, page)) styles.set(item.block, style);
       }
       return { item, furniture: isFurniture };
     }),
@@ -134,36 +129,6 @@ interface Entry {
   furniture: boolean;
 }
 
-/**
- * Running headers repeat in one style. An occurrence set in heading type far larger than every
- * other occurrence of its text (the series name as a masthead on the first page, small in the
- * running header after) is a one-off heading, not furniture.
- */
-function oneOffFurniture(pages: readonly PageLayout[], furnitureKeys: ReadonlySet<string>, headingSized: (block: Block) => HeadingStyle | undefined): Set<string> {
-  const sizesByText = new Map<string, number[]>();
-  const found: { key: string; text: string; size: number }[] = [];
-  for (const page of pages) {
-    page.items.forEach((item, i) => {
-      const key = `${page.index}:${i}`;
-      if (item.type !== 'block' || !furnitureKeys.has(key)) return;
-      const text = linesText(item.block.lines).replace(/\s+/g, '').toLowerCase();
-      const size = Math.max(...item.block.lines.map((l) => l.size));
-      const sizes = sizesByText.get(text) ?? [];
-      sizes.push(size);
-      sizesByText.set(text, sizes);
-      if (headingSized(item.block)) found.push({ key, text, size });
-    });
-  }
-  const oneOff = new Set<string>();
-  for (const { key, text, size } of found) {
-    const sizes = sizesByText.get(text)!;
-    if (sizes.length >= 2 && sizes.filter((s) => s >= ONE_OFF_RATIO * size).length === 1) oneOff.add(key);
-  }
-  return oneOff;
-}
-
-/** Other occurrences of a running header smaller than this share of a heading-sized one leave it one-off. */
-const ONE_OFF_RATIO = 0.7;
 /** A section number set apart from its title (in a box or a coloured tab): "1", "2.3", "A.", "IV". */
 const SECTION_NUMBER = /^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z]\.|[IVX]{1,5}\.?)$/;
 

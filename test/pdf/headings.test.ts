@@ -1,18 +1,21 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { ElementDraft } from '../../src/document/types.js';
 import { buildBlocks, type Block } from '../../src/pdf/blocks.js';
 import { isByline, isLabelText } from '../../src/pdf/headings.js';
 import type { PageLayout } from '../../src/pdf/layout.js';
-import type { Line } from '../../src/pdf/lines.js';
+import { colorsDiffer, type Line } from '../../src/pdf/lines.js';
 import { buildStructure } from '../../src/pdf/structure.js';
 import { corpus, hasShared } from '../helpers.js';
+import { markdownHeadings, sequenceF1 } from '../parsers/similarity.js';
 import { parseCorpusPdf } from './quality.js';
 
 /** A line of text at (x0, y0) in page coordinates (top-left origin), half an em per character. */
-function line(text: string, x0: number, y0: number, size: number, style: { bold?: boolean; right?: number } = {}): Line {
+function line(text: string, x0: number, y0: number, size: number, style: { bold?: boolean; right?: number; color?: number } = {}): Line {
   const width = text.length * size * 0.5;
   const left = style.right !== undefined ? style.right - width : x0;
   return {
+    ...(style.color !== undefined && { color: style.color }),
     text,
     x0: left,
     y0,
@@ -140,9 +143,46 @@ describe('headings in context', () => {
   test('a masthead repeated small as the running header stays a heading on the page where it is large', () => {
     const pages = [page(0, block(0, line('Issues and Views', 400, 100, 26, { bold: true })), prose(0, 200, 40))];
     for (let i = 1; i < 4; i++) pages.push(page(i, block(i, line('Issues and Views', 64, 45, 10, { bold: true })), prose(i, 100, 40)));
-    const { elements } = buildStructure(pages);
+    const { elements, warnings } = buildStructure(pages);
     expect(headings(elements)).toEqual(['Issues and Views']);
     expect(elements.filter((e) => e.kind === 'page-furniture').map((e) => e.page)).toEqual([2, 3, 4]);
+    expect(warnings).toContain("removed running header 'Issues and Views' on 3 pages");
+  });
+});
+
+describe('colour', () => {
+  const BLUE = 0x4f81bd;
+  const TEAL = 0x60a0b0;
+  /** Body text in black, 12 pt, lines 16 pt apart. */
+  const body = (y0: number, n: number): Line[] => Array.from({ length: n }, (_, i) => line(PROSE, 90, y0 + i * 16, 12, { color: 0 }));
+
+  test('a body-size heading set apart by colour alone ends its block and is a heading', () => {
+    // Space above the heading, none below it: only the colour tells it from the body.
+    const lines = [line('Installation Manual', 90, 100, 16, { color: BLUE }), ...body(130, 3), line('Installation steps', 90, 190, 12, { color: BLUE }), ...body(206, 4)];
+    const blocks = buildBlocks(lines, 0, 842);
+    expect(blocks.map((b) => b.lines[0]!.text)).toEqual(['Installation Manual', PROSE, 'Installation steps', PROSE]);
+    expect(headings(buildStructure([page(0, ...blocks)]).elements)).toEqual(['Installation Manual', 'Installation steps']);
+  });
+
+  test('a numbered line in colour is a heading even where no large heading has that colour', () => {
+    const blocks = buildBlocks([...body(100, 3), line('2.1 Hardware', 90, 160, 12, { color: TEAL }), ...body(176, 4)], 0, 842);
+    expect(headings(buildStructure([page(0, ...blocks)]).elements)).toEqual(['2.1 Hardware']);
+  });
+
+  test('coloured text in a colour no heading uses stays text (a highlighted code comment)', () => {
+    const blocks = [block(0, line('Installation Manual', 90, 100, 16, { color: BLUE })), block(0, ...body(130, 3)), block(0, line('# main configuration file', 90, 190, 12, { color: TEAL })), block(0, ...body(210, 4))];
+    expect(headings(buildStructure([page(0, ...blocks)]).elements)).toEqual(['Installation Manual']);
+  });
+
+  test('a paragraph of main text goes on into a line wholly in link colour', () => {
+    const lines = [...body(200, 2), line('https://github.com/example/project.', 90, 232, 12, { color: BLUE })];
+    expect(buildBlocks(lines, 0, 842)).toHaveLength(1);
+  });
+
+  test('colours within a few steps of each other are one colour', () => {
+    expect(colorsDiffer(0x000000, 0x231f20)).toBe(false);
+    expect(colorsDiffer(0x000000, 0x4f81bd)).toBe(true);
+    expect(colorsDiffer(0x4f81bd, undefined)).toBe(false);
   });
 });
 
@@ -176,5 +216,15 @@ describe.skipIf(!hasShared)('headings on corpus files', () => {
     expect(headings(doc.elements)).not.toContain('Back cover ®');
     expect(doc.title).toBe('Row and Column Access Control Support in IBM DB2 for i');
     expect(doc.canonical).toContain('Jim Bainbridge');
+  });
+
+  test('warehouse-manual-zh: body-size section headings in the heading colour, numbers in faux bold', async () => {
+    const path = corpus('zh-generated/warehouse-manual-zh.pdf');
+    const doc = await parseCorpusPdf(path);
+    const texts = headings(doc.elements);
+    expect(texts).toEqual(['智能仓储系统安装与运维手册', '第一章概述', '第二章安装', '2.1 硬件与环境准备', '2.2 安装步骤', '2.3 安装后检查', '第三章配置', '第四章故障排查']);
+    expect(sequenceF1(texts, markdownHeadings(readFileSync(`${path}.expected.md`, 'utf8'))).f1).toBe(1);
+    // The heading ends where the black body text starts.
+    expect(doc.elements.find((e) => e.kind === 'paragraph' && e.text.startsWith('安装开始前'))).toBeDefined();
   });
 });

@@ -1,10 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { isPageNumber } from '../../src/pdf/furniture.js';
+import { BOLD, FontTable } from '../../src/pdf/chars.js';
+import { loadEngine, openDocument } from '../../src/pdf/engine.js';
+import { findFurniture, isPageNumber } from '../../src/pdf/furniture.js';
 import { numberingDepth } from '../../src/pdf/headings.js';
+import type { PageLayout } from '../../src/pdf/layout.js';
 import { pdfDate } from '../../src/pdf/metadata.js';
 import { readingOrder, type Box } from '../../src/pdf/order.js';
+import { readPage } from '../../src/pdf/page.js';
 import { joinText } from '../../src/pdf/text.js';
 import { pdfParser } from '../../src/parsers/pdf.js';
+import { corpus, hasShared } from '../helpers.js';
 import { minimalPdfPages, ruledTable } from './fixtures.js';
 
 describe('reading order', () => {
@@ -58,6 +64,44 @@ describe('headings and furniture patterns', () => {
     expect(pdfDate("D:20200806083000-04'00'")).toBe('2020-08-06T08:30:00-04:00');
     expect(pdfDate('D:20090401163925Z')).toBe('2009-04-01T16:39:25Z');
     expect(pdfDate('yesterday')).toBeUndefined();
+  });
+});
+
+describe('running headers', () => {
+  /** A page with one block of a single line at (64, y) in the top band, and nothing else. */
+  function headerPage(index: number, text: string, y: number, size: number): PageLayout {
+    const line = { text, x0: 64, y0: y, x1: 64 + text.length * size * 0.5, y1: y + size, size, bold: true, italic: false, mono: false, rtl: false, font: 0, chars: text.length, region: 0 };
+    return { index, width: 595, height: 842, items: [{ type: 'block', block: { lines: [line], page: index, x0: line.x0, y0: y, x1: line.x1, y1: line.y1 } }], chars: 0, unmapped: 0, images: 0 };
+  }
+
+  test('an occurrence far larger than the usual size is a masthead: it counts as a repeat but stays, and the warning counts only removed pages', () => {
+    const pages = [headerPage(0, 'Issues and Views', 120, 26), headerPage(1, 'Issues and Views', 45, 10), headerPage(2, 'Issues and Views', 45, 10), headerPage(3, 'Weekly', 45, 10)];
+    const { items, warnings } = findFurniture(pages);
+    expect([...items].sort()).toEqual(['1:0', '2:0']);
+    expect(warnings).toEqual(["removed running header 'Issues and Views' on 2 pages"]);
+  });
+});
+
+describe.skipIf(!hasShared)('text objects', () => {
+  test('fill-and-stroke text (render mode 2) is bold; the fill colour is kept per character', async () => {
+    const engine = await loadEngine();
+    const doc = openDocument(engine, readFileSync(corpus('zh-generated/warehouse-manual-zh.pdf')), undefined);
+    try {
+      const { chars } = readPage(engine, doc, 1, new FontTable());
+      const text = String.fromCodePoint(...chars.code.subarray(0, chars.count));
+      const heading = text.indexOf('2.1硬件');
+      const body = text.indexOf('安装开始前');
+      expect(heading).toBeGreaterThanOrEqual(0);
+      expect(body).toBeGreaterThan(heading);
+      // "2.1" is drawn filled and stroked, its title filled only; both in the heading blue.
+      expect(chars.flags[heading]! & BOLD).toBe(BOLD);
+      expect(chars.flags[heading + 3]! & BOLD).toBe(0);
+      expect(chars.color![heading]).toBe(0x4f81bd);
+      expect(chars.color![heading + 3]).toBe(0x4f81bd);
+      expect(chars.color![body]).toBe(0);
+    } finally {
+      doc.close();
+    }
   });
 });
 

@@ -16,6 +16,7 @@ export const QUALITY_FILES = [
   'pdf/spanning_cells.pdf',
   'pdf-scanned/ocr_test.pdf',
   'pdf-scanned/ocr_test_rotated_90.pdf',
+  'zh-generated/warehouse-manual-zh.pdf',
 ];
 
 export interface QualityRow {

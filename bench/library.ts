@@ -10,7 +10,7 @@
  * Environment:
  *   GW_BENCH_INGEST_MB   largest ingest corpus in MB (default 500; sizes are 1/10, 2/5 and all of it)
  *   GW_BENCH_BLOCKS      blocks in the search library (default 1000000)
- *   GW_BENCH_MINISEARCH_BLOCKS  blocks MiniSearch indexes (default: all of them)
+ *   GW_BENCH_MINISEARCH_BLOCKS  blocks MiniSearch indexes (default: all of them with >= 16 GB of RAM, else none; 0 skips it)
  *   GW_BENCH_SKIP        'ingest' or 'search' to run only the other part
  * The search library is built once and cached under os.tmpdir() (keyed by a version string and
  * the block count); delete groundwork-bench-library-* there to rebuild it.
@@ -402,9 +402,10 @@ async function searchBench(): Promise<void> {
       `built in ${library.buildSeconds?.toFixed(0)} s (cached in ${library.dir}). ${queries.length} questions (100 en, 100 zh), k = 10, after one warm-up pass.`,
   );
 
-  // MiniSearch holds the whole index in the JS heap and builds slowly (at 200k blocks on this
-  // machine: minutes and GBs), so above 200k blocks it runs only when asked for.
-  const miniSearchBlocks = Number(process.env.GW_BENCH_MINISEARCH_BLOCKS ?? (blockCount <= 200_000 ? blockCount : 0));
+  // MiniSearch holds the whole index in the JS heap: at 1M blocks it took ~10 GB and ~18 minutes
+  // to build here, so it runs on all blocks only on machines with 16 GB or more.
+  const miniSearchFits = totalmem() >= 16 * 1024 ** 3 || blockCount <= 200_000;
+  const miniSearchBlocks = Number(process.env.GW_BENCH_MINISEARCH_BLOCKS ?? (miniSearchFits ? blockCount : 0));
   const engines: { name: string; engine: string; nodeArgs?: string[] }[] = [
     { name: 'groundwork `library.search` (SqliteStore)', engine: 'store' },
     { name: 'FTS5 alone: top 10 rowids by bm25', engine: 'fts' },
@@ -413,7 +414,7 @@ async function searchBench(): Promise<void> {
     const label = miniSearchBlocks < blockCount ? ` on the first ${miniSearchBlocks} blocks` : '';
     engines.push({ name: `MiniSearch 7.2.0 (same analysis)${label}`, engine: 'minisearch', nodeArgs: ['--max-old-space-size=16384'] });
   } else {
-    console.log(`(MiniSearch skipped at ${blockCount} blocks; set GW_BENCH_MINISEARCH_BLOCKS=N to run it on the first N blocks.)`);
+    console.log(`(MiniSearch skipped: it needs ~10 GB at 1M blocks and this machine has less than 16 GB; set GW_BENCH_MINISEARCH_BLOCKS=N to run it on the first N blocks.)`);
   }
   const results: { name: string; r: ChildResult }[] = [];
   for (const e of engines) {

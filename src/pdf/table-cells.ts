@@ -17,15 +17,22 @@ export interface PageTable {
   boldHeader: boolean;
 }
 
-/** Text of a cell from its runs: lines top to bottom, joined by spaces (none between CJK). */
+/** Text of a cell from its runs: lines top to bottom, joined by spaces (none between CJK, none next to CJK punctuation). */
 export function cellText(runs: readonly Run[]): string {
   const lines = buildLines(runs, runs.map((_, i) => i), 0);
   let text = '';
   for (const line of lines) {
-    if (text && needsSpace(lastCode(text), firstCode(line.text))) text += ' ';
+    const before = lastCode(text);
+    const after = firstCode(line.text);
+    if (text && needsSpace(before, after) && !isWidePunctuation(before) && !isWidePunctuation(after)) text += ' ';
     text += line.text;
   }
   return text;
+}
+
+/** CJK symbols and punctuation, full-width punctuation (`，` `、` `（`): never spaced from their neighbours. */
+function isWidePunctuation(code: number): boolean {
+  return (code >= 0x3000 && code <= 0x303f) || (code >= 0xff01 && code <= 0xff0f) || (code >= 0xff1a && code <= 0xff20) || (code >= 0xff3b && code <= 0xff40) || (code >= 0xff5b && code <= 0xff65);
 }
 
 /** Text of characters in content order with the file's own spaces: for rotated (vertical) cell labels. */
@@ -55,14 +62,14 @@ export function ruledToTable(ruled: RuledTable, chars: PageChars): PageTable | u
       for (let c = cell.col; c < cell.col + cell.colSpan; c++) if (r !== cell.row || c !== cell.col) grid[r]![c] = { text: '' };
     }
   }
-  return tidyTable(grid.map((row) => row.map((cell) => cell ?? { text: '' })), bold, ruled);
+  return tidyTable(grid.map((row) => row.map((cell) => cell ?? { text: '' })), bold, ruled, ruled.headerRows);
 }
 
 /**
  * Drops rows and columns with no text (double rules, decorative frames); undefined when fewer than
  * 2 rows or 2 columns of text remain (a framed paragraph, a box around a figure).
  */
-export function tidyTable(rows: TableCell[][], boldRows: boolean[], box: { x0: number; y0: number; x1: number; y1: number }): PageTable | undefined {
+export function tidyTable(rows: TableCell[][], boldRows: boolean[], box: { x0: number; y0: number; x1: number; y1: number }, headerRows = 1): PageTable | undefined {
   const width = rows.reduce((w, r) => Math.max(w, r.length), 0);
   const keepCol: boolean[] = [];
   for (let c = 0; c < width; c++) keepCol.push(rows.some((r) => (r[c]?.text ?? '') !== ''));
@@ -78,5 +85,5 @@ export function tidyTable(rows: TableCell[][], boldRows: boolean[], box: { x0: n
   // A small frame with mostly empty slots is a layout box (a masthead), not a table.
   const filled = kept.reduce((n, row) => n + row.filter((cell) => cell.text !== '').length, 0);
   if (kept.length <= 3 && filled * 2 < kept.length * cols) return undefined;
-  return { x0: box.x0, y0: box.y0, x1: box.x1, y1: box.y1, rows: kept, headerRows: 1, boldHeader: keptBold[0] ?? false };
+  return { x0: box.x0, y0: box.y0, x1: box.x1, y1: box.y1, rows: kept, headerRows: Math.min(headerRows, kept.length - 1), boldHeader: keptBold[0] ?? false };
 }

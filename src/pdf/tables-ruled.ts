@@ -1,5 +1,6 @@
 import type { PageChars } from './chars.js';
 import type { Rule, PageRules } from './rulings.js';
+import { findHRuledTables } from './tables-hruled.js';
 
 /**
  * Ruled tables: drawn horizontal and vertical rules are merged, grouped into connected grids, and
@@ -25,6 +26,8 @@ export interface RuledTable {
   ys: number[];
   xs: number[];
   cells: GridCell[];
+  /** Rows above the header rule of a horizontally ruled table; 1 when not given. */
+  headerRows?: number;
 }
 
 const TOL = 2;
@@ -90,7 +93,18 @@ function covered(rules: Rule[], horizontal: boolean, at: number, from: number, t
 export function findRuledTables(rules: PageRules, chars: PageChars): RuledTable[] {
   const hs = mergeRules(rules.horizontal, true);
   const vs = mergeRules(rules.vertical, false);
-  if (hs.length < 2 || vs.length < 2) return [];
+  const tables = vs.length >= 2 && hs.length >= 2 ? gridTables(hs, vs, chars) : [];
+  // Horizontal rules crossing no vertical one: booktabs-style tables ruled across only.
+  const standalone = hs.filter((h) => !vs.some((v) => crosses(h, v)));
+  if (standalone.length > 0) {
+    const consumed = new Uint8Array(chars.count);
+    for (const table of tables) for (const cell of table.cells) for (const i of cell.chars) consumed[i] = 1;
+    tables.push(...findHRuledTables(standalone, chars, consumed));
+  }
+  return tables.sort((a, b) => a.y0 - b.y0);
+}
+
+function gridTables(hs: Rule[], vs: Rule[], chars: PageChars): RuledTable[] {
   // Connected components over the crossing graph (union-find; h indices, then v indices).
   const parent = new Int32Array(hs.length + vs.length).map((_, i) => i);
   const find = (i: number): number => {
@@ -118,7 +132,7 @@ export function findRuledTables(rules: PageRules, chars: PageChars): RuledTable[
     const table = gridTable(h, v, chars, index);
     if (table) tables.push(table);
   }
-  return tables.sort((a, b) => a.y0 - b.y0);
+  return tables;
 }
 
 function gridTable(h: Rule[], ruledV: Rule[], chars: PageChars, index: CentreIndex): RuledTable | undefined {

@@ -2,6 +2,7 @@ import { ROTATED, type PageChars } from './chars.js';
 import type { Rule } from './rulings.js';
 import { buildRuns, type Run } from './runs.js';
 import type { GridCell, RuledTable } from './tables-ruled.js';
+import { groupRows } from './tables-unruled.js';
 
 /**
  * Tables ruled with horizontal lines only (booktabs style, word-processor tables whose only border
@@ -422,20 +423,10 @@ function slotIndex(bounds: readonly number[], v: number): number {
   return r;
 }
 
-/** Runs grouped into lines by vertical overlap, top to bottom; each line's runs left to right. */
+/** The page's text lines (see `groupRows`), each with its runs left to right and its largest size. */
 function groupLines(runs: readonly Run[]): Line[] {
-  const sorted = [...runs].sort((a, b) => a.y0 + a.y1 - b.y0 - b.y1);
-  const lines: Line[] = [];
-  for (const run of sorted) {
-    const last = lines[lines.length - 1];
-    const overlap = last ? Math.min(last.y1, run.y1) - Math.max(last.y0, run.y0) : -1;
-    if (last && overlap >= 0.5 * Math.min(last.y1 - last.y0, run.y1 - run.y0)) {
-      last.runs.push(run);
-      last.y0 = Math.min(last.y0, run.y0);
-      last.y1 = Math.max(last.y1, run.y1);
-      last.size = Math.max(last.size, run.size);
-    } else lines.push({ index: lines.length, runs: [run], y0: run.y0, y1: run.y1, size: run.size });
-  }
-  for (const line of lines) line.runs.sort((a, b) => a.x0 - b.x0);
-  return lines;
+  return groupRows(runs).map((row, index) => {
+    const lineRuns = row.ids.map((id) => runs[id]!);
+    return { index, runs: lineRuns, y0: row.y0, y1: row.y1, size: Math.max(...lineRuns.map((r) => r.size)) };
+  });
 }

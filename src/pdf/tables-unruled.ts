@@ -12,7 +12,8 @@ const MIN_ROWS = 3;
 /** A run longer than this many characters is prose, not a cell. */
 const MAX_CELL_CHARS = 48;
 
-interface Row {
+/** Runs on one text line: their indices, left to right, and the line's vertical extent. */
+export interface Row {
   ids: number[];
   y0: number;
   y1: number;
@@ -48,7 +49,8 @@ export function findUnruledTables(runs: readonly Run[], bodySize: number, option
   return { tables, used };
 }
 
-function groupRows(runs: readonly Run[]): Row[] {
+/** Runs grouped into lines by vertical overlap (half the smaller height), top to bottom. */
+export function groupRows(runs: readonly Run[]): Row[] {
   const ids = runs.map((_, i) => i).sort((a, b) => runs[a]!.y0 + runs[a]!.y1 - runs[b]!.y0 - runs[b]!.y1);
   const rows: Row[] = [];
   for (const id of ids) {

@@ -50,7 +50,9 @@ interface ChildResult {
 /** Runs a bench child script with tsx and parses the JSON line it prints last. */
 function runChild(script: string, args: string[], nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<ChildResult> {
   return new Promise((resolveResult) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, 'children', script), ...args], {
+    // TypeScript children run through tsx; plain .mjs ones (the built package) without it.
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, [...nodeArgs, ...loader, join(BENCH_DIR, 'children', script), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -151,7 +153,7 @@ async function ingestBench(): Promise<void> {
       const bytes = chosen.reduce((s, c) => s + c.bytes, 0);
       const docs = chosen.reduce((s, c) => s + c.files, 0);
       const libraryDir = join(work, `library-${n}`);
-      const result = await runChild('library-ingest.ts', [libraryDir, ...chosen.map((c) => c.dir)]);
+      const result = await runChild('library-ingest.mjs', [libraryDir, ...chosen.map((c) => c.dir)]);
       if (!result.ok) {
         rows.push([(bytes / MB).toFixed(0), docs, 'failed', result.error!, '', '', '', '', '']);
         continue;

@@ -2,20 +2,22 @@
  * Child process of bench/library.ts: ingests the given folders into a fresh library and prints one
  * JSON line with the report, the wall time and the process's peak RSS (main thread and workers:
  * worker threads share the process). A fresh process per corpus size, so each peak is its own.
- *   node --import tsx bench/children/library-ingest.ts LIBRARY_DIR FOLDER...
+ *   node bench/children/library-ingest.mjs LIBRARY_DIR FOLDER...
+ * Plain JavaScript on the built package, started without tsx: that is what `groundwork ingest`
+ * runs, and tsx's loader (in the main thread, its hooks thread and every worker) would add about
+ * 120 MB to the RSS being measured.
  */
 import { existsSync } from 'node:fs';
 
-// The built package when there is one (what users run: workers load plain JS, not tsx), else sources.
 const built = new URL('../../dist/index.js', import.meta.url);
-const { Library } = (existsSync(built) ? await import(built.href) : await import('../../src/library/library.js')) as typeof import('../../src/library/library.js');
-process.stderr.write(`library-ingest: ${existsSync(built) ? 'dist/ (built)' : 'src/ via tsx'}\n`);
+if (!existsSync(built)) throw new Error('bench/children/library-ingest.mjs measures the built package: run `npm run build` first');
+const { Library } = await import(built.href);
 
 const [libraryDir, ...folders] = process.argv.slice(2);
-if (!libraryDir || folders.length === 0) throw new Error('usage: library-ingest.ts LIBRARY_DIR FOLDER...');
+if (!libraryDir || folders.length === 0) throw new Error('usage: library-ingest.mjs LIBRARY_DIR FOLDER...');
 
 // Sampled besides maxRSS so the bench can tell a steady climb (a leak) from one spike.
-const samples: number[] = [];
+const samples = [];
 const sampler = setInterval(() => samples.push(process.memoryUsage.rss()), 500);
 const library = await Library.open(libraryDir);
 const t0 = performance.now();
@@ -25,7 +27,7 @@ clearInterval(sampler);
 const stats = library.stats();
 library.close();
 
-const rejectedByCode: Record<string, number> = {};
+const rejectedByCode = {};
 for (const r of report.rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1;
 const half = samples.slice(0, Math.ceil(samples.length / 2));
 process.stdout.write(

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { strToU8, zipSync } from 'fflate';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,4 +14,16 @@ if (!hasShared) console.warn(sharedSkipReason);
 
 export function corpus(...parts: string[]): string {
   return join(corpusDir, ...parts);
+}
+
+/**
+ * A ZIP of stored (uncompressed) entries, in the given order. With `truncate`, everything from the
+ * central directory on is cut off (a download that stopped early).
+ */
+export function storedZip(entries: Record<string, string | Uint8Array>, { truncate = false } = {}): Uint8Array {
+  const zip = zipSync(Object.fromEntries(Object.entries(entries).map(([name, data]) => [name, [typeof data === 'string' ? strToU8(data) : data, { level: 0 }]])));
+  if (!truncate) return zip;
+  // The end record's last fields: the central directory's size and offset.
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  return zip.subarray(0, view.getUint32(zip.length - 6, true));
 }

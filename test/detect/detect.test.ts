@@ -2,42 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { detect, extensionOf } from '../../src/detect/detect.js';
 import type { Format } from '../../src/document/types.js';
-import { corpus, hasShared } from '../helpers.js';
+import { corpus, hasShared, storedZip } from '../helpers.js';
 
-/** A stored (uncompressed) zip built by hand: local headers, central directory, end record. */
-function buildZip(entries: Record<string, string>, { truncate = false } = {}): Uint8Array {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const nameBytes = Buffer.from(name);
-    const data = Buffer.from(content);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(entries).length, 8);
-  end.writeUInt16LE(Object.keys(entries).length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  const whole = Buffer.concat([...locals, cd, end]);
-  return new Uint8Array(truncate ? whole.subarray(0, offset) : whole);
-}
 
 const DOCX_ENTRIES = { '[Content_Types].xml': '<Types/>', '_rels/.rels': '<Relationships/>', 'word/document.xml': '<w:document/>' };
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -54,11 +20,11 @@ describe('detect (inline fixtures)', () => {
     [{ 'a.txt': 'hello' }, 'x.zip', 'zip'],
     [{ 'a.txt': 'hello' }, 'x.docx', 'docx'], // a plain zip named .docx: the docx parser gives the precise error
   ] as const)('zip %# named %s is %s', (entries, name, format) => {
-    expect(detect(buildZip(entries), { name }).format).toBe(format);
+    expect(detect(storedZip(entries), { name }).format).toBe(format);
   });
 
   test('a truncated docx (no central directory) is classified from its local headers', () => {
-    const bytes = buildZip(DOCX_ENTRIES, { truncate: true });
+    const bytes = storedZip(DOCX_ENTRIES, { truncate: true });
     expect(detect(bytes, { name: 'x.bin' })).toMatchObject({ format: 'docx', by: 'zip-entries' });
   });
 

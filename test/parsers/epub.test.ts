@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ocrAvailable } from '../../src/ocr/index.js';
 import { parse } from '../../src/parse.js';
-import { epubParser } from '../../src/parsers/epub.js';
+import { decodeDataUri, epubParser } from '../../src/parsers/epub.js';
 import { registerParser } from '../../src/parsers/registry.js';
 import { corpus, hasShared, sharedSkipReason, storedZip } from '../helpers.js';
 import { cellAgreement, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from './similarity.js';
@@ -139,14 +139,18 @@ describe.skipIf(!hasShared)('epub: corpus with ground truth', () => {
 });
 
 /** The fixture book with its first chapter replaced and pictures added under OPS/images/. */
-function bookWithPictures(chapterBody: string, pictures: Record<string, Uint8Array>): Uint8Array {
+function bookWithPictures(
+  chapterBody: string,
+  pictures: Record<string, Uint8Array>,
+  { opf = OPF, chapter2Body = '<h1>Trees</h1><p>Oaks.</p>' }: { opf?: string; chapter2Body?: string } = {},
+): Uint8Array {
   const files: Record<string, Uint8Array> = {
     mimetype: strToU8('application/epub+zip'),
     'META-INF/container.xml': strToU8(CONTAINER),
-    'OPS/book.opf': strToU8(OPF),
+    'OPS/book.opf': strToU8(opf),
     'OPS/nav.xhtml': strToU8(NAV),
     'OPS/text/ch1.xhtml': strToU8(xhtml(chapterBody)),
-    'OPS/text/Chapter 2.xhtml': strToU8(xhtml('<h1>Trees</h1><p>Oaks.</p>')),
+    'OPS/text/Chapter 2.xhtml': strToU8(xhtml(chapter2Body)),
   };
   for (const [name, bytes] of Object.entries(pictures)) files[`OPS/images/${name}`] = bytes;
   return zipSync(files);
@@ -186,6 +190,70 @@ describe('epub: pictures and OCR', () => {
   });
 });
 
+describe('epub: remote and inline (data:) pictures', () => {
+  test("ocr 'on': http(s) and protocol-relative pictures are never fetched nor looked up in the package", async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    try {
+      const chapter =
+        '<p><img src="https://example.com/chart.png" alt="Remote chart"/></p><p><img src="http://example.com/b.png"/></p>' +
+        '<p><img src="//example.com/c.png"/></p><svg xmlns="http://www.w3.org/2000/svg"><image href="https://example.com/d.png"/></svg><p>Text.</p>';
+      const doc = await parse(bookWithPictures(chapter, {}), { name: 'r.epub', ocr: 'on' });
+      expect(fetchSpy).not.toHaveBeenCalled();
+      expect(doc.elements.filter((e) => e.kind === 'image').map((e) => [e.alt, e.ocrText])).toEqual([['Remote chart', undefined]]);
+      // Nothing was handed to OCR, so not even an "OCR unavailable" or "missing from the package" warning.
+      expect(doc.warnings).toEqual([]);
+    } finally {
+      fetchSpy.mockRestore();
+    }
+  });
+
+  test("ocr 'on': a malformed data: URI is a warning, its alt text stays, the book still parses", async () => {
+    const chapter =
+      '<p>Before.</p><p><img src="data:image/png;base64,@@not*base64@@" alt="Broken chart"/></p>' +
+      '<p><img src="data:image/png;base64"/></p><svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/png;base64,"/></svg><p>After.</p>';
+    const doc = await parse(bookWithPictures(chapter, {}), { name: 'd.epub', ocr: 'on' });
+    expect(doc.elements.map((e) => [e.kind, e.kind === 'image' ? e.alt : e.text])).toEqual([
+      ['paragraph', 'Before.'],
+      ['image', 'Broken chart'],
+      ['paragraph', 'After.'],
+      ['heading', 'Trees'],
+      ['paragraph', 'Oaks.'],
+    ]);
+    expect(doc.warnings).toEqual([
+      "a picture in 'OPS/text/ch1.xhtml' has a malformed data: URI (not valid base64): not OCR'd",
+      "a picture in 'OPS/text/ch1.xhtml' has a malformed data: URI (no comma before the data): not OCR'd",
+      "a picture in 'OPS/text/ch1.xhtml' has a malformed data: URI (no data): not OCR'd",
+    ]);
+    expect(doc.canonical).not.toContain('\uE000');
+  });
+
+  test('decodeDataUri: base64 (whitespace, no padding, any case), percent-encoded bytes, stray % kept', () => {
+    expect([...decodeDataUri('data:image/png;base64,iVBO\nRw0K')]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]);
+    expect([...decodeDataUri('data:image/png; BASE64 ,iVBORw')]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect([...decodeDataUri('data:image/png;base64,iVBORw==')]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect([...decodeDataUri('data:image/png;base64,iV%42ORw')]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect([...decodeDataUri('data:image/png,%89PNG%0d%0A')]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]);
+    expect(new TextDecoder().decode(decodeDataUri('data:,100%zz é'))).toBe('100%zz é');
+    expect(() => decodeDataUri('data:image/png;base64,iVBORw=')).toThrow('not valid base64');
+    expect(() => decodeDataUri('data:image/png;base64,iVBOR')).toThrow('not valid base64');
+    expect(() => decodeDataUri('data:image/png;base64,')).toThrow('no data');
+  });
+});
+
+/** The fixture OPF with `picture` (under OPS/images/) declared as the cover the EPUB 3 way, or EPUB 2's <meta name="cover">. */
+function opfWithCover(picture: string, style: 'epub3' | 'epub2'): string {
+  const item = `<item id="cover-pic" href="images/${picture}" media-type="image/webp"${style === 'epub3' ? ' properties="cover-image"' : ''}/>`;
+  const withItem = OPF.replace('<item id="img"', `${item}<item id="img"`);
+  return style === 'epub3' ? withItem : withItem.replace('</metadata>', '<meta name="cover" content="cover-pic"/></metadata>');
+}
+
+/** Every byte outside unreserved ASCII as %XX: a percent-encoded (not base64) data: URI body. */
+function percentEncoded(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += /[A-Za-z0-9._~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0')}`;
+  return out;
+}
+
 describe.skipIf(!hasShared || !ocrAvailable('eng').ok)('epub: OCR of pictures (corpus images, tesseract)', () => {
   test("an alt-less picture (images/webp-test.webp) is OCR'd in place with ocr 'on' only", async () => {
     const bytes = bookWithPictures(
@@ -205,10 +273,66 @@ describe.skipIf(!hasShared || !ocrAvailable('eng').ok)('epub: OCR of pictures (c
     expect(doc.canonical.indexOf('After the figure.')).toBeGreaterThan(at);
   }, 60_000);
 
-  test('epub_purvis_poetry: the title page picture (alt="") is OCR\'d at the title page, before the imprint', async () => {
+  test('epub_purvis_poetry: the title page picture (alt="") is OCR\'d at the title page, before the imprint; the OPF cover no chapter shows comes first', async () => {
     const doc = await parse(corpus('epub', 'epub_purvis_poetry.epub'), { ocr: 'on' });
-    const at = doc.elements.findIndex((e) => e.kind === 'image' && !e.alt);
-    expect(doc.elements[at]?.ocrText).toMatch(/SARAH LOUISA FORTEN PURVIS/);
-    expect(doc.elements.findIndex((e) => e.kind === 'heading' && e.text === 'Imprint')).toBe(at + 1);
+    const imprint = doc.elements.findIndex((e) => e.kind === 'heading' && e.text === 'Imprint');
+    const titlePage = doc.elements[imprint - 1]!;
+    expect([titlePage.kind, titlePage.alt]).toEqual(['image', '']);
+    expect(titlePage.ocrText).toMatch(/SARAH LOUISA FORTEN PURVIS/);
+    // images/cover.jpg (properties="cover-image") is in no spine document: shown first, as a reader does.
+    expect(doc.elements[0]).toMatchObject({ kind: 'image', alt: '', ocrText: expect.stringMatching(/POETRY\s+SARAH LOUISA FORTEN PURVIS/) });
+    expect(doc.elements.filter((e) => e.kind === 'image' && e.ocrText)).toHaveLength(2);
+  }, 60_000);
+
+  const WEBP = () => new Uint8Array(readFileSync(corpus('images', 'webp-test.webp')));
+  const DOCLING = /Docling bundles PDF document conversion/;
+
+  test("an SVG-wrapped cover (<svg><image xlink:href>) is OCR'd in place, once: the OPF declares it and chapter 2 shows it again", async () => {
+    const cover =
+      '<div><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" viewBox="0 0 2000 2829">' +
+      '<image width="2000" height="2829" xlink:href="../images/cover.webp"/></svg></div><h1>Birds</h1><p>Gulls.</p>';
+    const bytes = bookWithPictures(cover, { 'cover.webp': WEBP() }, {
+      opf: opfWithCover('cover.webp', 'epub3'),
+      chapter2Body: '<h1>Trees</h1><p><img src="../images/cover.webp" alt="The cover again"/></p>',
+    });
+    const plain = await parse(bytes, { name: 'c.epub' });
+    expect(plain.elements.filter((e) => e.kind === 'image').map((e) => [e.alt, e.ocrText])).toEqual([['The cover again', undefined]]);
+    const doc = await parse(bytes, { name: 'c.epub', ocr: 'on' });
+    expect(doc.elements.map((e) => [e.kind, e.kind === 'image' ? e.alt : e.text])).toEqual([
+      ['image', ''],
+      ['heading', 'Birds'],
+      ['paragraph', 'Gulls.'],
+      ['heading', 'Trees'],
+      ['image', 'The cover again'],
+    ]);
+    expect(doc.elements[0]!.ocrText).toMatch(DOCLING);
+    expect(doc.elements[4]!.ocrText).toBeUndefined();
+    expect(doc.canonical.match(/Docling bundles/g)).toHaveLength(1);
+  }, 60_000);
+
+  test("an EPUB 2 cover (<meta name=\"cover\">) no chapter shows is OCR'd at the start of the book", async () => {
+    const bytes = bookWithPictures('<h1>Birds</h1><p>Gulls.</p>', { 'cover.webp': WEBP() }, { opf: opfWithCover('cover.webp', 'epub2') });
+    const doc = await parse(bytes, { name: 'c2.epub', ocr: 'on' });
+    expect(doc.elements.slice(0, 2).map((e) => e.kind)).toEqual(['image', 'heading']);
+    expect(doc.elements[0]!.ocrText).toMatch(DOCLING);
+    expect((await parse(bytes, { name: 'c2.epub' })).elements.some((e) => e.kind === 'image')).toBe(false);
+  }, 60_000);
+
+  test("data: URI pictures, base64 in <img src> and percent-encoded in SVG 2 <image href>, are decoded and OCR'd in place", async () => {
+    const png = new Uint8Array(readFileSync(corpus('images', 'table-multi-row-column-cells.png')));
+    const chapter =
+      `<p>Before the table.</p><p><img src="data:image/png;base64,${Buffer.from(png).toString('base64')}" alt="Results"/></p><p>Between.</p>` +
+      `<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/png,${percentEncoded(png)}"/></svg><p>After.</p>`;
+    const doc = await parse(bookWithPictures(chapter, {}), { name: 'u.epub', ocr: 'on' });
+    expect(doc.elements.slice(0, 5).map((e) => [e.kind, e.kind === 'image' ? e.alt : e.text])).toEqual([
+      ['paragraph', 'Before the table.'],
+      ['image', 'Results'],
+      ['paragraph', 'Between.'],
+      ['image', ''],
+      ['paragraph', 'After.'],
+    ]);
+    // unstructured's ground truth for the picture: rows "Low Vision", "Dexterity", "Mobility".
+    for (const at of [1, 3]) expect(doc.elements[at]!.ocrText).toMatch(/Low Vision[\s\S]*Dexterity[\s\S]*Mobility/);
+    expect(doc.warnings).toEqual([]);
   }, 60_000);
 });

@@ -60,7 +60,8 @@ function continuesBlock(block: Block, next: Line, typicalGap: number | undefined
   }
   // A short line ending a sentence closes a paragraph in styles with no spacing and no indent.
   const width = block.x1 - block.x0;
-  if (block.lines.length >= 2 && prev.x1 < block.x1 - 0.25 * width && /[.!?。！？:]$/.test(prev.text)) return false;
+  // A line of code ending in a colon opens a nested block (YAML, Python): it closes nothing.
+  if (block.lines.length >= 2 && prev.x1 < block.x1 - 0.25 * width && /[.!?。！？:]$/.test(prev.text) && !(prev.mono && next.mono && prev.text.endsWith(':'))) return false;
   return true;
 }
 

@@ -39,6 +39,11 @@ export const UNICODE_ERROR = 16;
 export const MONO = 32;
 /** Text not in the page's main writing direction (margin stamps, vertical labels); set by `orientChars`. */
 export const ROTATED = 64;
+/**
+ * The space before the character is a space character in the file, not one PDFium inferred from a
+ * gap or a new text object: next to CJK text only the file's own spaces are word spaces.
+ */
+export const FILE_SPACE = 128;
 
 /** Fonts seen in a document, interned by name (an opaque key: non-ASCII names come back as mojibake). */
 export class FontTable {
@@ -102,6 +107,7 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
   const getFontWeight = raw.FPDFText_GetFontWeight!;
   const getFontInfo = raw.FPDFText_GetFontInfo!;
   const hasMapError = raw.FPDFText_HasUnicodeMapError!;
+  const isGenerated = raw.FPDFText_IsGenerated!;
   const getMatrix = raw.FPDFText_GetMatrix!;
   const getRenderMode = raw.FPDFTextObj_GetTextRenderMode!;
   const getFillColor = raw.FPDFPageObj_GetFillColor!;
@@ -155,6 +161,7 @@ export function extractChars(engine: Engine, textPage: number, geometry: PageGeo
     if (code === 0x02) code = 0x2d;
     if (isSpace(code) || code === 0 || code === 0xfffe) {
       pendingFlags |= SPACE_BEFORE;
+      if (code !== 0 && code !== 0xfffe && isGenerated(textPage, i) === 0) pendingFlags |= FILE_SPACE;
       continue;
     }
     if (!getLooseBox(textPage, i, rect)) continue;

@@ -4,6 +4,7 @@ import { readingOrder, type Box } from './order.js';
 import type { PageContent } from './page.js';
 import { orientChars, ROTATED, UNICODE_ERROR } from './chars.js';
 import { turnRules } from './rulings.js';
+import { attachListMarkers, mergeInterleavedRuns } from './run-repair.js';
 import { buildRuns, type Run } from './runs.js';
 import { ruledToTable, type PageTable } from './table-cells.js';
 import { findRuledTables } from './tables-ruled.js';
@@ -45,7 +46,7 @@ export function analysePage(content: PageContent): PageLayout {
     for (const cell of ruled.cells) for (const i of cell.chars) consumed[i] = 1;
     tables.push(table);
   }
-  let runs = buildRuns(chars, consumed);
+  let runs = attachListMarkers(mergeInterleavedRuns(buildRuns(chars, consumed), chars, consumed));
   const numbered = lineNumberRuns(runs);
   if (numbered.size > 0) runs = runs.filter((_, i) => !numbered.has(i));
   const bodySize = medianSize(runs);

@@ -22,6 +22,9 @@ export interface Line {
   chars: number;
   /** Index of the reading-order region the line came from. */
   region: number;
+  /** Adjacent CJK pairs and the set-apart ones among them (see `Run`); absent for OCR text. */
+  cjkPairs?: number;
+  cjkLoose?: number;
 }
 
 /** Groups a region's runs (already in top-down order) into lines. */
@@ -65,7 +68,13 @@ function toLine(group: Run[], region: number): Line {
   let fontChars = 0;
   let color: number | undefined;
   let oneColor = true;
+  let cjkPairs = 0;
+  let cjkLoose = 0;
+  let cjk = 0;
   for (const run of group) {
+    cjk += run.cjk ?? 0;
+    cjkPairs += run.cjkPairs ?? 0;
+    cjkLoose += run.cjkLoose ?? 0;
     if (text && needsSpace(lastCode(text), firstCode(run.text))) text += ' ';
     text += run.text;
     x0 = Math.min(x0, run.x0);
@@ -84,9 +93,22 @@ function toLine(group: Run[], region: number): Line {
     if (run.color === undefined || (color !== undefined && run.color !== color)) oneColor = false;
     else color = run.color;
   }
-  const line: Line = { text, x0, y0, x1, y1, size, bold: styled > 0 && bold >= 0.97 * styled, italic: italic * 2 > styled, mono: styled > 0 && mono >= 0.9 * styled, rtl, font, chars, region };
+  const line: Line = { text, x0, y0, x1, y1, size, bold: styled > 0 && bold >= 0.97 * styled, italic: italic * 2 > styled, mono: styled > 0 && (mono >= 0.9 * styled || monoWithCjk(group[0]!, text, mono, styled - cjk)), rtl, font, chars, region };
   if (oneColor && color !== undefined) line.color = color;
+  if (cjkPairs > 0) ((line.cjkPairs = cjkPairs), (line.cjkLoose = cjkLoose));
   return line;
+}
+
+/** Text up to the first CJK character holds a comment mark or an opening quote. */
+const CODE_BEFORE_CJK = /^[^\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]*(?:#|\/\/|--|;|\/\*|<!--|["'`“‘「])/;
+
+/**
+ * A line of code with a comment or string in Chinese (set in a CJK font, not the code's monospace
+ * one): it opens with monospace text, all its non-CJK letters and digits are monospace, and its
+ * CJK text follows a comment mark or a quote. A line of prose opening with an identifier does not.
+ */
+function monoWithCjk(first: Run, text: string, mono: number, latin: number): boolean {
+  return latin >= 3 && mono >= 0.9 * latin && first.monoStart === true && CODE_BEFORE_CJK.test(text);
 }
 
 /** Channel difference above which two text colours are told apart (near-blacks and near-greys are one). */

@@ -1,5 +1,5 @@
-import { BOLD, ITALIC, MONO, NEWLINE_BEFORE, ROTATED, SPACE_BEFORE, type PageChars } from './chars.js';
-import { isCjk, isRtl } from './script.js';
+import { BOLD, FILE_SPACE, ITALIC, MONO, NEWLINE_BEFORE, ROTATED, SPACE_BEFORE, type PageChars } from './chars.js';
+import { isCjk, isCurlyQuote, isHangul, isRtl } from './script.js';
 
 /**
  * A run: characters on one baseline with no wide gap, in content order — a line of a column, a
@@ -28,12 +28,28 @@ export interface Run {
   rtl: boolean;
   /** Content-stream position of the first character (a stable tiebreak). */
   order: number;
+  /** Content-stream position of the last character (the run's characters lie in order..end). */
+  end?: number;
+  /**
+   * Adjacent CJK character pairs, and how many of them are set apart (more than a hair between
+   * them): a line of CJK text set at its natural advance was broken by characters, not at a space.
+   */
+  cjkPairs?: number;
+  cjkLoose?: number;
+  /** CJK characters among `styled` (a code comment in Chinese is set in a CJK font, not the code's monospace one). */
+  cjk?: number;
+  /** The first character is set in a monospace font. */
+  monoStart?: boolean;
 }
 
 /** A gap wider than this many ems ends a run (column gutters, table cells). */
 const RUN_BREAK_EMS = 1.0;
 /** A gap wider than this many ems is a word space even when the file has no space character. */
 const SPACE_EMS = 0.22;
+/** Gap between two CJK characters (ems) above which they are set apart (justified, letter-spaced). */
+const CJK_LOOSE_EMS = 0.08;
+/** Widest run of spaces (ems) that aligns code in a monospace line rather than separating columns. */
+const MONO_GAP_MAX_EMS = 40;
 
 /**
  * Builds runs from the characters not marked in `consumed` (characters already claimed by a
@@ -48,6 +64,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   let lastX0 = 0;
   let lastX1 = 0;
   let lastCode = 0;
+  let lastFlags = 0;
   let rtlCount = 0;
   // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
   let runColor = -1;
@@ -81,7 +98,10 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
       const forward = cx0 - lastX1;
       const backward = lastX0 - cx1;
       const gap = rtl ? Math.min(Math.abs(forward), Math.abs(backward)) : forward;
-      const continues = sameLine && gap <= RUN_BREAK_EMS * runEm && (rtl || forward >= -0.6 * runEm);
+      // Spaces typed between monospace text align code and its comment (`port: 5432   # comment`): one line, not columns.
+      // Typewritten forms space their columns the same way, so only a comment after the spaces counts.
+      const monoSpaces = f & lastFlags & MONO && f & FILE_SPACE && (c === 0x23 || c === 0x2f) && !rtl && gap > 0 && gap <= MONO_GAP_MAX_EMS * runEm;
+      const continues = sameLine && (gap <= RUN_BREAK_EMS * runEm || monoSpaces) && (rtl || forward >= -0.6 * runEm);
       if (sameLine && Math.abs(cx0 - lastX0) < 0.01 && Math.abs(cx1 - lastX1) < 0.01 && codes.length > 0) {
         // Characters of one ligature glyph share its box (ﬃ -> f, f, i); right-to-left ones
         // (lam-alef) come out reversed.
@@ -89,16 +109,28 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
         else codes.push(c);
         run.chars++;
         lastCode = c;
+        run.end = i;
         continue;
       }
       if (!continues) finish();
-      else {
+      else if (monoSpaces && gap > RUN_BREAK_EMS * runEm) {
+        // As many spaces as fit the gap (the advance of a Latin character of the font).
+        const advance = !isCjk(lastCode) && lastX1 > lastX0 ? lastX1 - lastX0 : 0.5 * runEm;
+        for (let s = Math.max(1, Math.round(gap / advance)); s > 0; s--) codes.push(0x20);
+      } else if ((isCjk(lastCode) || isCjk(c)) && !isHangul(lastCode) && !isHangul(c)) {
+        // Next to CJK text PDFium infers spaces where a new text object starts (a quote mark in
+        // another font): only the file's own spaces and real gaps count, and never between CJK.
+        if (isCjk(lastCode) && isCjk(c)) {
+          run.cjkPairs!++;
+          if (gap > CJK_LOOSE_EMS * runEm) run.cjkLoose!++;
+        } else if (!isCurlyQuote(lastCode) && !isCurlyQuote(c) && ((f & FILE_SPACE) !== 0 || gap > SPACE_EMS * runEm)) codes.push(0x20);
+      } else {
         const space = (f & SPACE_BEFORE) !== 0 || (f & NEWLINE_BEFORE) !== 0 || gap > SPACE_EMS * runEm;
-        if (space && !(isCjk(lastCode) && isCjk(c))) codes.push(0x20);
+        if (space) codes.push(0x20);
       }
     }
     if (!run) {
-      run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i };
+      run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i, end: i, cjkPairs: 0, cjkLoose: 0, cjk: 0, monoStart: (f & MONO) !== 0 };
       codes.length = 0;
       rtlCount = 0;
       runColor = -1;
@@ -106,11 +138,13 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     }
     codes.push(c);
     run.chars++;
+    run.end = i;
     // Style counts ignore punctuation and symbols (a regular-weight ∗ or † after a bold name).
     if (!isSymbol(c)) {
       if (f & BOLD) run.bold++;
       if (f & ITALIC) run.italic++;
       if (f & MONO) run.mono++;
+      if (isCjk(c)) run.cjk!++;
       if (color) {
         if (runColor < 0) runColor = color[i]!;
         else if (color[i] !== runColor) mixedColors = true;
@@ -134,6 +168,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     lastX0 = cx0;
     lastX1 = cx1;
     lastCode = c;
+    lastFlags = f;
   }
   finish();
   return runs;

@@ -2,7 +2,7 @@ import type { TableCell } from '../document/types.js';
 import { NEWLINE_BEFORE, ROTATED, SPACE_BEFORE, type PageChars } from './chars.js';
 import { buildLines } from './lines.js';
 import { buildRuns, isBold, type Run } from './runs.js';
-import { firstCode, lastCode, needsSpace } from './script.js';
+import { linesText } from './text.js';
 import type { RuledTable } from './tables-ruled.js';
 
 /** A table found on a page: its box and its rows of cells (spanned slots are empty cells). */
@@ -17,22 +17,9 @@ export interface PageTable {
   boldHeader: boolean;
 }
 
-/** Text of a cell from its runs: lines top to bottom, joined by spaces (none between CJK, none next to CJK punctuation). */
+/** Text of a cell from its runs: lines top to bottom, joined as a paragraph's lines are (see `linesText`). */
 export function cellText(runs: readonly Run[]): string {
-  const lines = buildLines(runs, runs.map((_, i) => i), 0);
-  let text = '';
-  for (const line of lines) {
-    const before = lastCode(text);
-    const after = firstCode(line.text);
-    if (text && needsSpace(before, after) && !isWidePunctuation(before) && !isWidePunctuation(after)) text += ' ';
-    text += line.text;
-  }
-  return text;
-}
-
-/** CJK symbols and punctuation, full-width punctuation (`，` `、` `（`): never spaced from their neighbours. */
-function isWidePunctuation(code: number): boolean {
-  return (code >= 0x3000 && code <= 0x303f) || (code >= 0xff01 && code <= 0xff0f) || (code >= 0xff1a && code <= 0xff20) || (code >= 0xff3b && code <= 0xff40) || (code >= 0xff5b && code <= 0xff65);
+  return linesText(buildLines(runs, runs.map((_, i) => i), 0));
 }
 
 /** Text of characters in content order with the file's own spaces: for rotated (vertical) cell labels. */

@@ -1,5 +1,5 @@
 import type { Line } from './lines.js';
-import { firstCode, isCjk, isLowerLatin, lastCode } from './script.js';
+import { firstCode, isLowerLatin, isWordChar, lastCode, needsSpace } from './script.js';
 
 /**
  * Joins two pieces of running text: a Latin word broken with a hyphen at the line end is mended
@@ -15,16 +15,45 @@ export function joinText(before: string, after: string): string {
     return before.slice(0, -1) + after;
   }
   if (end === 0x2d || end === 0x2010) return before + after;
-  if (isCjk(end) && isCjk(start)) return before + after;
-  return `${before} ${after}`;
+  return needsSpace(end, start) ? `${before} ${after}` : before + after;
 }
 
-/** Text of consecutive lines of a paragraph. */
+/**
+ * Text of consecutive lines of a paragraph (or a table cell). A line of CJK text that fills the
+ * measure at its natural advance was broken wherever the line was full, inside a Latin word or
+ * number too (`端口 9` + `100、`): there the pieces join without a space.
+ */
 export function linesText(lines: readonly Line[]): string {
+  let right = -Infinity;
+  let pairs = 0;
+  let loose = 0;
+  for (const line of lines) {
+    right = Math.max(right, line.x1);
+    pairs += line.cjkPairs ?? 0;
+    loose += line.cjkLoose ?? 0;
+  }
+  // CJK set at its natural advance: the layout breaks lines by characters.
+  const byCharacter = pairs >= MIN_CJK_PAIRS && loose <= TIGHT_SHARE * pairs;
   let text = '';
-  for (const line of lines) text = joinText(text, line.text.trim());
+  let prev: Line | undefined;
+  for (const line of lines) {
+    const piece = line.text.trim();
+    const wordBroken = byCharacter && prev !== undefined && prev.x1 >= right - FULL_LINE_EMS * prev.size && isWordChar(lastCode(text)) && isWordChar(firstCode(piece));
+    text = wordBroken ? text + piece : joinText(text, piece);
+    prev = line;
+  }
   return text;
 }
+
+/** Adjacent CJK pairs a paragraph needs before its line breaks are read as breaks by character. */
+const MIN_CJK_PAIRS = 3;
+/** Share of set-apart CJK pairs up to which a paragraph counts as set at its natural advance. */
+const TIGHT_SHARE = 0.1;
+/**
+ * How close (ems) to the paragraph's right edge a line broken by character ends: less than the
+ * next character's width, at most a full-width one.
+ */
+const FULL_LINE_EMS = 1;
 
 /** Lines of a code block, with indentation rebuilt from the left offsets in character widths. */
 export function codeText(lines: readonly Line[]): string {

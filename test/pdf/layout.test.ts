@@ -8,7 +8,8 @@ import type { PageLayout } from '../../src/pdf/layout.js';
 import { pdfDate } from '../../src/pdf/metadata.js';
 import { readingOrder, type Box } from '../../src/pdf/order.js';
 import { readPage } from '../../src/pdf/page.js';
-import { joinText } from '../../src/pdf/text.js';
+import type { Line } from '../../src/pdf/lines.js';
+import { joinText, linesText } from '../../src/pdf/text.js';
 import { pdfParser } from '../../src/parsers/pdf.js';
 import { corpus, hasShared } from '../helpers.js';
 import { minimalPdfPages, ruledTable } from './fixtures.js';
@@ -29,6 +30,46 @@ describe('reading order', () => {
       { x0: 100, y0: 100, x1: 300, y1: 110 },
     ];
     expect(readingOrder(boxes, { minGutter: 8, minBand: 0.5 })).toEqual([[0, 1]]);
+  });
+});
+
+describe('reading order: tab stops on a first row', () => {
+  test('a first row cut by wide gaps and wrapping to a second line is read row by row', () => {
+    const boxes: Box[] = [
+      { x0: 90, y0: 100, x1: 252, y1: 114 }, // 文档编号：WMS-OPS-2025-07
+      { x0: 275, y0: 100, x1: 330, y1: 114 }, // 版本：V2.3
+      { x0: 355, y0: 100, x1: 505, y1: 114 }, // 适用范围：仓储管理服务、
+      { x0: 90, y0: 114, x1: 218, y1: 128 }, // AGV 调度服务及边缘网关
+    ];
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3]);
+  });
+
+  test('a column of many lines beside one line at its top stays a column (a page whose last column ends early)', () => {
+    const boxes: Box[] = [];
+    for (let i = 0; i < 6; i++) boxes.push({ x0: 50, y0: 100 + i * 14, x1: 290, y1: 112 + i * 14 });
+    boxes.push({ x0: 310, y0: 100, x1: 550, y1: 112 });
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe('lines of a paragraph', () => {
+  const line = (text: string, x1: number, y0: number, cjkPairs = 0, cjkLoose = 0): Line => ({ text, x0: 90, y0, x1, y1: y0 + 12, size: 12, bold: false, italic: false, mono: false, rtl: false, font: 0, chars: text.length, region: 0, ...(cjkPairs > 0 && { cjkPairs, cjkLoose }) });
+
+  test('CJK set tight and broken by character joins a number or word split across lines without a space', () => {
+    const lines = [line('防火墙需要放行管理端口 8443、调度端口 9', 503, 100, 14), line('100、消息队列端口 5672', 230, 114, 6)];
+    expect(linesText(lines)).toBe('防火墙需要放行管理端口 8443、调度端口 9100、消息队列端口 5672');
+  });
+
+  test('a line ending well short of the edge, or CJK set apart (justified), broke at a word space', () => {
+    expect(linesText([line('系统需要安装的操作系统是 Linux', 400, 100, 11), line('Server 以及更新的版本，请在安装前确认', 503, 114, 14)])).toBe('系统需要安装的操作系统是 Linux Server 以及更新的版本，请在安装前确认');
+    expect(linesText([line('系统需要安装的操作系统是 Linux', 503, 100, 11, 11), line('Server 版本', 200, 114, 1)])).toBe('系统需要安装的操作系统是 Linux Server 版本');
+    expect(linesText([line('the operating system is Linux', 503, 100), line('Server and newer', 200, 114)])).toBe('the operating system is Linux Server and newer');
+  });
+
+  test('no space next to wide punctuation or between a curly quote and CJK; Korean keeps its spaces', () => {
+    expect(joinText('仓储管理服务、', 'AGV 调度服务')).toBe('仓储管理服务、AGV 调度服务');
+    expect(joinText('带有“', '注意”字样')).toBe('带有“注意”字样');
+    expect(joinText('재해분류표는 위', '「감염병예방법」')).toBe('재해분류표는 위 「감염병예방법」');
   });
 });
 

@@ -37,7 +37,7 @@ function cut(items: readonly Box[], ids: number[], options: OrderOptions, out: n
   }
   // One line is never split into columns: a wide gap inside it ("5.1   Results") is a tab.
   const columns = singleRow(items, ids) ? [ids] : splitColumns(items, ids, options.minGutter);
-  if (columns.length > 1) {
+  if (columns.length > 1 && !tabbedFirstRow(items, columns)) {
     for (const column of columns) cut(items, column, options, out, depth + 1);
     return;
   }
@@ -66,6 +66,35 @@ function singleRow(items: readonly Box[], ids: number[]): boolean {
     tallest = Math.max(tallest, box.y1 - box.y0);
   }
   return bottom - top < 1.5 * tallest;
+}
+
+/** Rows a block may have for its gaps on the first row to be read as tabs rather than gutters. */
+const TABBED_MAX_ROWS = 3;
+
+/**
+ * Columns that are tab stops on a block's first row, not a page's columns: all but one hold a
+ * single row, level with the top row of the one that goes on for at most a couple more rows
+ * (`No.: WMS-07    Version: 2.3    Scope: warehouse services,` wrapping to a second line).
+ * Read row by row, such a block keeps its wrapped line after the whole first row.
+ */
+function tabbedFirstRow(items: readonly Box[], columns: number[][]): boolean {
+  const tall = columns.filter((column) => !singleRow(items, column));
+  if (tall.length !== 1) return false;
+  const multi = tall[0]!;
+  let top = items[multi[0]!]!;
+  let bottom = -Infinity;
+  let tallest = 0;
+  for (const id of multi) {
+    const box = items[id]!;
+    if (box.y0 < top.y0) top = box;
+    bottom = Math.max(bottom, box.y1);
+    tallest = Math.max(tallest, box.y1 - box.y0);
+  }
+  if (bottom - top.y0 > (TABBED_MAX_ROWS + 0.5) * tallest) return false;
+  return columns.every((column) => column === multi || column.every((id) => {
+    const middle = (items[id]!.y0 + items[id]!.y1) / 2;
+    return middle > top.y0 && middle < top.y1;
+  }));
 }
 
 function sortTopDown(items: readonly Box[], ids: number[]): number[] {

@@ -5,6 +5,7 @@
  * - Text: token-level F1 over multisets of tokens after normalisation (NFKC, lower case, Markdown
  *   and HTML markup removed). A token is a run of letters/digits, or one CJK character (Chinese and
  *   Japanese have no spaces, so characters are the unit).
+ * - Reading order: the same token F1 with matches counted as the longest common subsequence.
  * - Headings (or any sequence): F1 where the matched count is the longest common subsequence of the
  *   normalised strings, so both missing and out-of-order items cost.
  * - Tables: share of expected cells whose normalised text equals ours at the same row and column.
@@ -64,6 +65,28 @@ export function tokenF1(ours: string, expected: string): Score {
     }
   }
   return score(matched, a.length, tokens(expected).length);
+}
+
+/**
+ * Token F1 where the matched count is the longest common subsequence of the two token sequences:
+ * words out of reading order (columns read across, list markers apart from their items, a line's
+ * pieces shuffled) cost here though the multiset `tokenF1` does not see them.
+ */
+export function orderF1(ours: string, expected: string): Score {
+  const ids = new Map<string, number>();
+  const intern = (list: string[]): Int32Array => Int32Array.from(list, (t) => ids.get(t) ?? (ids.set(t, ids.size), ids.size - 1));
+  const a = intern(tokens(ours));
+  const b = intern(tokens(expected));
+  let prev = new Int32Array(b.length + 1);
+  let row = new Int32Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    const token = a[i - 1]!;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = token === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, row[j - 1]!);
+    }
+    [prev, row] = [row, prev];
+  }
+  return score(prev[b.length]!, a.length, b.length);
 }
 
 /** A heading or cell text reduced to its tokens joined by single spaces. */

@@ -4,7 +4,7 @@ import { buildDocument, contentHash } from '../../src/document/build.js';
 import type { Document, TableCell } from '../../src/document/types.js';
 import { pdfParser } from '../../src/parsers/pdf.js';
 import { corpus } from '../helpers.js';
-import { cellAgreement, markdownHeadings, markdownTables, sequenceF1, tokenF1 } from '../parsers/similarity.js';
+import { cellAgreement, markdownHeadings, markdownTables, orderF1, sequenceF1, tokenF1 } from '../parsers/similarity.js';
 
 /** Corpus PDFs with docling Markdown ground truth (text layer) or a tabula CSV. */
 export const QUALITY_FILES = [
@@ -23,6 +23,8 @@ export interface QualityRow {
   file: string;
   pages: number;
   textF1: number;
+  /** Token F1 counting only tokens in the expected order (longest common subsequence). */
+  orderF1?: number;
   headingF1?: number;
   headingsOurs: number;
   headingsExpected?: number;
@@ -98,6 +100,7 @@ export async function measureFile(rel: string): Promise<QualityRow> {
   if (existsSync(mdPath)) {
     const expected = readFileSync(mdPath, 'utf8');
     row.textF1 = tokenF1(doc.canonical, expected).f1;
+    row.orderF1 = orderF1(doc.canonical, expected).f1;
     const headings = markdownHeadings(expected);
     row.headingsExpected = headings.length;
     row.headingF1 = sequenceF1(ourHeadings, headings).f1;

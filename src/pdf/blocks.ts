@@ -14,15 +14,23 @@ export interface Block {
 /** Bullets and numbers that open a list item: •, -, ◦, (1), 1), a), i., 1. */
 export const LIST_MARKER = /^(?:[•◦▪▫●○■□‣⁃∙·\-–*]\s+|\(?(?:\d{1,3}|[a-z]|[ivxlc]{1,6})\)\s+|(?:\d{1,3}|[a-z])\.\s+(?=\S))/;
 
-/** Groups reading-ordered lines into blocks by spacing, font and colour changes, indentation and list markers. */
-export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number): Block[] {
+/**
+ * Groups reading-ordered lines into blocks by spacing, font and colour changes, indentation and list
+ * markers. `wrapGap` is the page's usual gap after a line that wrapped (see `wrapLineGap`).
+ */
+export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number, wrapGap = 0): Block[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
   let gapSum = 0;
   let gapCount = 0;
   const mainColor = mostCommonColor(lines);
+  const rightEdges = wrapGap > 0 ? measureEdges(lines) : undefined;
   for (const line of lines) {
-    if (current && edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) && continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined, mainColor)) {
+    if (
+      current &&
+      edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) &&
+      (continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined, mainColor) || wrapsOn(current, line, wrapGap, rightEdges, mainColor))
+    ) {
       const prev = current.lines[current.lines.length - 1]!;
       gapSum += line.y0 - prev.y1;
       gapCount++;
@@ -38,6 +46,77 @@ export function buildBlocks(lines: readonly Line[], page: number, pageHeight: nu
     blocks.push(current);
   }
   return blocks;
+}
+
+/** Lines whose left edges agree within this many points share a measure (a column's text width). */
+const EDGE_STEP = 3;
+/** Wrapped lines a page needs before its usual gap after them counts. */
+const MIN_WRAPS = 3;
+/** Gap (ems) after wrapped lines from which a page's text counts as widely spaced (1.5x, double). */
+const WIDE_SPACING_EMS = 0.6;
+
+/** Right edge of the text measure for each left edge (rounded): where a line that wrapped ends. */
+function measureEdges(lines: readonly Line[]): Map<number, number> {
+  const ends = new Map<number, number[]>();
+  for (const line of lines) {
+    const key = Math.round(line.x0 / EDGE_STEP);
+    const list = ends.get(key) ?? [];
+    list.push(line.x1);
+    ends.set(key, list);
+  }
+  const edges = new Map<number, number>();
+  for (const [key, list] of ends) {
+    list.sort((a, b) => a - b);
+    edges.set(key, list[Math.floor(0.9 * (list.length - 1))]!);
+  }
+  return edges;
+}
+
+/** Narrowest measure (ems) whose lines wrap: shorter lines at one left edge are a list, labels, a poem's verses. */
+const MIN_MEASURE_EMS = 15;
+
+/** The line runs to the right edge of a measure wide enough for running text: it wrapped. */
+function wrapped(line: Line, edges: Map<number, number>): boolean {
+  const edge = edges.get(Math.round(line.x0 / EDGE_STEP));
+  return edge !== undefined && edge - line.x0 >= MIN_MEASURE_EMS * line.size && line.x1 >= edge - 2 * line.size;
+}
+
+/**
+ * The page's usual gap (points) between a line that runs to its measure's right edge (it wrapped)
+ * and the line after it: the line spacing of its paragraphs. Double-spaced text (filings, theses,
+ * Chinese documents set at 2x) has gaps of a line height or more inside paragraphs; 0 when too few
+ * lines wrapped to tell.
+ */
+export function wrapLineGap(lines: readonly Line[]): number {
+  const edges = measureEdges(lines);
+  const gaps: number[] = [];
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const line = lines[i]!;
+    const next = lines[i + 1]!;
+    const gap = next.y0 - line.y1;
+    // Loose boxes of tightly set lines overlap: negative gaps count (they keep the median honest).
+    if (gap < -line.size || Math.abs(line.size - next.size) > 0.12 * line.size || Math.abs(line.x0 - next.x0) > 2 * line.size) continue;
+    if (wrapped(line, edges)) gaps.push(gap);
+  }
+  if (gaps.length < MIN_WRAPS) return 0;
+  gaps.sort((a, b) => a - b);
+  return gaps[gaps.length >> 1]!;
+}
+
+/**
+ * A line after one that ran to the measure's edge, at no more than the page's usual gap after such
+ * lines, in the same style: the paragraph goes on, however wide its line spacing.
+ */
+function wrapsOn(block: Block, next: Line, wrapGap: number, edges: Map<number, number> | undefined, mainColor: number | undefined): boolean {
+  if (!edges || wrapGap <= 0) return false;
+  const prev = block.lines[block.lines.length - 1]!;
+  const em = Math.min(prev.size, next.size);
+  const gap = next.y0 - prev.y1;
+  // Only for widely spaced text: at single spacing the gap rules of `continuesBlock` decide.
+  if (wrapGap <= WIDE_SPACING_EMS * em || gap < 0 || gap > wrapGap + 0.35 * em || !wrapped(prev, edges)) return false;
+  if (Math.abs(prev.size - next.size) > 0.12 * em || prev.bold !== next.bold || prev.mono !== next.mono) return false;
+  if (Math.abs(next.x0 - block.x0) > 0.3 * em || colorEnds(block, next, mainColor) || LIST_MARKER.test(next.text)) return false;
+  return true;
 }
 
 function continuesBlock(block: Block, next: Line, typicalGap: number | undefined, mainColor: number | undefined): boolean {

@@ -132,3 +132,13 @@ describe.skipIf(!hasShared)('warehouse-manual-zh.pdf (LibreOffice, Chinese)', ()
     expect(code?.text).toBe(fenced);
   });
 });
+
+describe.skipIf(!hasShared)('poem.pdf (Chinese at double spacing)', () => {
+  test('each numbered poem is one paragraph across its lines', async () => {
+    const doc = await parseCorpusPdf(corpus('pdf/poem.pdf'));
+    const texts = doc.elements.map((e) => e.text);
+    expect(texts).toContain('2、寒色孤村幕，悲风四野闻。溪深难受雪，山冻不流云。鸥鹭飞难辨，沙汀望莫分。野桥梅几树，并是白纷纷。—— 洪升《雪望》');
+    expect(texts.filter((t) => /^\d+、/.test(t)).length).toBeGreaterThanOrEqual(5);
+    expect(texts).not.toContain('《雪》');
+  });
+});

@@ -3,8 +3,8 @@ import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage 
 import { OdfTableReader } from './odf-table.js';
 import { openOdfPackage, readListStyles } from './odf-package.js';
 import { odfPicture } from './odf-pictures.js';
-import { paragraphElements, readingOrder } from './pptx.js';
-import type { Paragraph } from './pptx-slide.js';
+import { paragraphElements, readingOrder, type OrderScale } from './pptx.js';
+import { coverChildren, type Paragraph } from './pptx-slide.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { sheetElements } from './xlsx-tables.js';
 import { saxParse, type XmlAttributes } from './xml.js';
@@ -12,18 +12,23 @@ import { saxParse, type XmlAttributes } from './xml.js';
 /**
  * ODP: the same structure as PPTX (see pptx.ts): one page per `draw:page`, `page` = `slide` = its
  * number; the `presentation:class="title"` frame is the heading (level 1 on a title slide, one
- * with a subtitle; else level 2); other shapes in reading order by `svg:x`/`svg:y`; `text:list`
- * nesting gives list depth and the list style says numbered or bulleted; tables, images with
- * `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one `Notes:` paragraph
- * after the slide; footer, date and page-number frames as page furniture. Pictures without alt text
- * are counted in a warning; with `ocr: 'on'` every picture (`draw:image xlink:href`, not an embedded
- * object's replacement image) is OCR'd into `ocrText`, pictures without alt text kept when OCR finds
- * text, while 'auto' keeps alt text only (OCR costs seconds per picture), as for PPTX.
+ * with a subtitle; else level 2); other shapes in reading order by their boxes (`svg:x`, `svg:y`,
+ * `svg:width`, `svg:height`; pptx.ts `readingOrder`: columns where a gutter runs through a band,
+ * else rows); `text:list` nesting gives list depth and the list style says numbered or bulleted;
+ * tables, images with `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one
+ * `Notes:` paragraph after the slide; footer, date and page-number frames as page furniture.
+ * Pictures without alt text are counted in a warning; with `ocr: 'on'` every picture (`draw:image
+ * xlink:href`, not an embedded object's replacement image) is OCR'd into `ocrText`, pictures without
+ * alt text kept when OCR finds text, while 'auto' keeps alt text only (OCR costs seconds per
+ * picture), as for PPTX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.presentation';
-/** Shapes whose tops differ by less than this (mm) are on one visual line (3% of a 19 cm slide). */
-const SAME_LINE_MM = 6;
+/**
+ * Reading order distances in mm: tops closer than 6 mm (3% of a 19 cm slide) are on one visual
+ * line; gutters and bands of about 0.5% of a 25.4 x 19 cm slide separate columns and bands (as PPTX).
+ */
+const ORDER_SCALE_MM: OrderScale = { sameLine: 6, minGutter: 1.25, minBand: 1 };
 const FURNITURE_CLASSES = new Set(['page-number', 'footer', 'date-time', 'header']);
 /** Shapes whose pictures never reach the slide's elements: only their text is read, or nothing. */
 const UNSHOWN_PICTURE_CLASSES = new Set([...FURNITURE_CLASSES, 'title', 'notes', 'ignored-in-notes']);
@@ -36,6 +41,8 @@ interface OdpShape {
   kind: 'text' | 'group';
   x?: number;
   y?: number;
+  width?: number;
+  height?: number;
   cls?: string;
   paragraphs: Paragraph[];
   /** Tables and images, in the order met, after the shape's paragraphs. */
@@ -155,8 +162,12 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
         const shape: OdpShape = { kind: name === 'draw:g' ? 'group' : 'text', paragraphs: [], extra: [], children: [] };
         const x = length(attrs['svg:x']);
         const y = length(attrs['svg:y']);
+        const width = length(attrs['svg:width']);
+        const height = length(attrs['svg:height']);
         if (x !== undefined) shape.x = x;
         if (y !== undefined) shape.y = y;
+        if (width !== undefined) shape.width = width;
+        if (height !== undefined) shape.height = height;
         const cls = attrs['presentation:class'];
         if (cls) shape.cls = cls;
         if (inNotes === 0) container()?.push(shape);
@@ -283,10 +294,8 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
     const shape = shapes.pop();
     if (!shape) return;
     if (shape.paragraphs.length === 0 && shape.extra.length === 0) pictureElement(shape);
-    if (shape.kind === 'group' && shape.y === undefined) {
-      const first = readingOrder(shape.children, SAME_LINE_MM)[0];
-      if (first?.y !== undefined) [shape.x, shape.y] = [first.x, first.y];
-    }
+    // A group (draw:g) has no geometry of its own: it covers its children.
+    if (shape.kind === 'group' && shape.y === undefined) coverChildren(shape);
   }
 
   /** A shape without text: an image element when it has alt text, or a picture OCR may read. */
@@ -323,7 +332,7 @@ function slideElements(slide: Slide): ElementDraft[] {
   }
   const emit = (shape: OdpShape): void => {
     if (shape.kind === 'group') {
-      for (const child of readingOrder(shape.children, SAME_LINE_MM)) emit(child);
+      for (const child of contentOrder(shape.children)) emit(child);
       return;
     }
     if (shape.cls && FURNITURE_CLASSES.has(shape.cls)) {
@@ -333,9 +342,19 @@ function slideElements(slide: Slide): ElementDraft[] {
     }
     out.push(...paragraphElements(shape.paragraphs, false), ...shape.extra);
   };
-  for (const shape of readingOrder(slide.shapes.filter((s) => s.cls !== 'title'), SAME_LINE_MM)) emit(shape);
+  for (const shape of contentOrder(slide.shapes.filter((s) => s.cls !== 'title'))) emit(shape);
   if (slide.notes.length > 0) out.push({ kind: 'paragraph', text: `Notes: ${slide.notes.join('\n')}` });
   return out;
+}
+
+/** Reading order of the shapes that show something; blank ones (decoration, unread pictures) cannot block a gutter. */
+function contentOrder(shapes: readonly OdpShape[]): OdpShape[] {
+  return readingOrder(shapes.filter((s) => !blank(s)), ORDER_SCALE_MM);
+}
+
+function blank(shape: OdpShape): boolean {
+  if (shape.kind === 'group') return shape.children.every(blank);
+  return shape.extra.length === 0 && shape.paragraphs.every((p) => !p.text.trim());
 }
 
 const UNIT_MM: Record<string, number> = { mm: 1, cm: 10, in: 25.4, pt: 25.4 / 72, pc: 25.4 / 6, px: 25.4 / 96 };

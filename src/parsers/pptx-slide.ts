@@ -31,6 +31,9 @@ export interface Shape {
   /** Top-left corner in slide EMUs, when the shape or its layout placeholder says. */
   x?: number;
   y?: number;
+  /** Extent in slide EMUs (a:ext cx/cy, scaled by enclosing groups), when given with the position. */
+  width?: number;
+  height?: number;
   placeholder?: Placeholder;
   paragraphs: Paragraph[];
   table?: TableData;
@@ -157,7 +160,10 @@ export function readShapeTree(xml: string): Shape[] {
           const x = int(attrs['x'] ?? attrs['cx'], 0);
           const y = int(attrs['y'] ?? attrs['cy'], 0);
           if (shape) {
-            if (name === 'a:off' && inSpPr && shape.x === undefined) [shape.x, shape.y] = applyTransform(groups[groups.length - 1]!.transform, [x, y]);
+            const transform = groups[groups.length - 1]!.transform;
+            if (name === 'a:off' && inSpPr && shape.x === undefined) [shape.x, shape.y] = applyTransform(transform, [x, y]);
+            // An a:ext without cx is an extension-list entry, not a size.
+            else if (name === 'a:ext' && inSpPr && attrs['cx'] !== undefined && shape.width === undefined) [shape.width, shape.height] = [x * transform.scaleX, y * transform.scaleY];
           } else if (inSpPr && groups.length > 1) {
             const frame = groups[groups.length - 1]!;
             const key = name === 'a:off' ? 'off' : name === 'a:ext' ? 'ext' : name === 'a:chOff' ? 'chOff' : 'chExt';
@@ -269,10 +275,12 @@ export function readShapeTree(xml: string): Shape[] {
         case 'p:grpSp':
           if (groups.length > 1) {
             const frame = groups.pop()!;
-            const first = frame.shape.children.find((c) => c.y !== undefined);
-            // A group sits where its first positioned child does (its own offset is in the parent's space).
-            if (frame.xfrm.off) [frame.shape.x, frame.shape.y] = applyTransform(groups[groups.length - 1]!.transform, frame.xfrm.off);
-            else if (first) [frame.shape.x, frame.shape.y] = [first.x!, first.y!];
+            const parent = groups[groups.length - 1]!.transform;
+            // Its own offset and extent are in the parent's space; without them it covers its children.
+            if (frame.xfrm.off) {
+              [frame.shape.x, frame.shape.y] = applyTransform(parent, frame.xfrm.off);
+              if (frame.xfrm.ext) [frame.shape.width, frame.shape.height] = [frame.xfrm.ext[0] * parent.scaleX, frame.xfrm.ext[1] * parent.scaleY];
+            } else coverChildren(frame.shape);
           }
           return;
         default:
@@ -284,6 +292,21 @@ export function readShapeTree(xml: string): Shape[] {
     },
   });
   return root.children;
+}
+
+/** Sets a group's box to the union of its positioned children's boxes. */
+export function coverChildren(group: { x?: number; y?: number; width?: number; height?: number; children: readonly { x?: number; y?: number; width?: number; height?: number }[] }): void {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const c of group.children) {
+    if (c.y === undefined) continue;
+    const x = c.x ?? 0;
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, c.y);
+    x1 = Math.max(x1, x + (c.width ?? 0));
+    y1 = Math.max(y1, c.y + (c.height ?? 0));
+  }
+  if (y0 === Infinity) return;
+  [group.x, group.y, group.width, group.height] = [x0, y0, x1 - x0, y1 - y0];
 }
 
 function applyTransform(t: Transform, [x, y]: [number, number]): [number, number] {

@@ -15,9 +15,11 @@ import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js'
  * docs/formats/slides-sheets.md:
  * - slides in `p:sldIdLst` order (never by file name); each slide is one page, `page` = `slide` = its number;
  * - the title placeholder is the slide's heading: level 1 for a title slide (`ctrTitle`), else level 2;
- * - other shapes in reading order: top to bottom, shapes whose tops lie within 3% of the slide
- *   height read left to right; a placeholder without its own position takes its layout's (or master's);
- *   groups are read as a unit at their position, their children in reading order inside;
+ * - other shapes in reading order (`readingOrder`): bands top to bottom and, inside a band, columns
+ *   left to right where a gutter runs through all its shapes; else rows, shapes whose tops lie
+ *   within 3% of the slide height read left to right; a placeholder without its own position takes
+ *   its layout's (or master's) position and extent; groups are read as a unit, their children in
+ *   reading order inside;
  * - paragraphs with a bullet (`a:buChar`, or inherited in a body/content placeholder) are list
  *   items at their `lvl`; `a:buAutoNum` makes them ordered and numbered; `a:buNone` makes paragraphs;
  * - tables with spans, charts as a caption plus a table of their cached values, diagrams (SmartArt)
@@ -31,8 +33,14 @@ import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js'
 const MIME = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
 const SLIDE_HEIGHT_DEFAULT = 6_858_000;
+const SLIDE_WIDTH_DEFAULT = 9_144_000;
 /** Shapes whose tops differ by less than this share of the slide height are on one visual line. */
 const SAME_LINE = 0.03;
+/**
+ * Narrowest gutter (share of the slide width) or band (of its height) that separates columns or
+ * bands of shapes: the stock layouts leave about 1.2% between side-by-side placeholders.
+ */
+const MIN_GAP = 0.005;
 const TITLE_TYPES = new Set(['title', 'ctrTitle']);
 const FURNITURE_TYPES = new Set(['sldNum', 'ftr', 'dt', 'hdr', 'sldImg']);
 /** Placeholders whose paragraphs are bulleted unless they say otherwise (the master's body style). */
@@ -59,7 +67,10 @@ export const pptxParser: ParserDefinition = {
     const mainPart = findMainPart(zip);
     if (!mainPart) throw new GroundworkError('CORRUPT', 'is not a PowerPoint presentation: the package has no ppt/presentation.xml', fileOption);
     const presentation = parseXmlTree(zip.readText(mainPart));
-    const slideHeight = Number(child(presentation, 'p:sldSz')?.attributes['cy']) || SLIDE_HEIGHT_DEFAULT;
+    const slideSize = child(presentation, 'p:sldSz')?.attributes;
+    const slideHeight = Number(slideSize?.['cy']) || SLIDE_HEIGHT_DEFAULT;
+    const slideWidth = Number(slideSize?.['cx']) || SLIDE_WIDTH_DEFAULT;
+    const scale: OrderScale = { sameLine: slideHeight * SAME_LINE, minGutter: slideWidth * MIN_GAP, minBand: slideHeight * MIN_GAP };
     const rels = readRelationships(zip, mainPart);
     const slideParts: string[] = [];
     const warnings: string[] = [];
@@ -90,7 +101,7 @@ export const pptxParser: ParserDefinition = {
       if (HIDDEN_SLIDE.test(xml.slice(0, 2000))) warnings.push(`slide ${slide} is hidden in the presentation; its content is included`);
       const layoutPart = [...ctx.rels.values()].find((r) => r.type === REL + 'slideLayout')?.target;
       layouts.fill(shapes, layoutPart);
-      const slideElements = slideContent(shapes, ctx, slideHeight * SAME_LINE);
+      const slideElements = slideContent(shapes, ctx, scale);
       slideElements.push(...notes(ctx));
       for (const el of slideElements) {
         el.page = slide;
@@ -157,6 +168,7 @@ class LayoutPositions {
       if (found) {
         shape.x = found.x!;
         shape.y = found.y!;
+        if (found.width !== undefined) [shape.width, shape.height] = [found.width, found.height!];
       }
     }
   }
@@ -186,7 +198,7 @@ function matchPlaceholder(shape: Shape, candidates: readonly Shape[]): Shape | u
 }
 
 /** The slide's elements: title(s) first, then every other shape in reading order. */
-function slideContent(shapes: readonly Shape[], ctx: SlideContext, sameLine: number): ElementDraft[] {
+function slideContent(shapes: readonly Shape[], ctx: SlideContext, scale: OrderScale): ElementDraft[] {
   const out: ElementDraft[] = [];
   const titles = shapes.filter((s) => s.placeholder && TITLE_TYPES.has(s.placeholder.type));
   for (const title of titles) {
@@ -194,31 +206,161 @@ function slideContent(shapes: readonly Shape[], ctx: SlideContext, sameLine: num
     if (text) out.push({ kind: 'heading', level: title.placeholder!.type === 'ctrTitle' ? 1 : 2, text });
   }
   const rest = shapes.filter((s) => !titles.includes(s));
-  for (const shape of readingOrder(rest, sameLine)) out.push(...shapeElements(shape, ctx, sameLine));
+  for (const shape of contentOrder(rest, ctx, scale)) out.push(...shapeElements(shape, ctx, scale));
   return out;
 }
 
+/** A shape's place on the slide: top-left corner and extent, in the slide's unit (EMU, mm). */
+export interface Placed {
+  x?: number;
+  y?: number;
+  width?: number;
+  height?: number;
+}
+
+/** The distances, in the slide's unit, that reading order compares positions with. */
+export interface OrderScale {
+  /** Tops closer than this are on one visual line. */
+  sameLine: number;
+  /** Narrowest empty vertical strip that separates columns. */
+  minGutter: number;
+  /** Thinnest empty horizontal strip that separates bands. */
+  minBand: number;
+}
+
 /**
- * Top to bottom; shapes whose tops lie within `sameLine` of the first shape of a line read left to
+ * Reading order of a slide's shapes, by cuts on whitespace (XY-cut on whole shapes): a region is
+ * cut into bands at horizontal strips no shape crosses (top to bottom), a band into columns at
+ * vertical gutters no shape crosses (left to right), and each piece again. A region no cut splits,
+ * or whose columns only pair shapes level with each other (a row of shapes, a grid), is read in
+ * rows: top to bottom, shapes whose tops lie within `sameLine` of a line's first read left to
  * right. Shapes without any position keep their z-order after the positioned ones.
+ *
+ * The PDF XY-cut (src/pdf/order.ts) is made for text lines: it never cuts what spans one line's
+ * height, which a tall table beside a caption does.
  */
-export function readingOrder<T extends { x?: number; y?: number }>(shapes: readonly T[], sameLine: number): T[] {
-  const placed = shapes.filter((s) => s.y !== undefined).sort((a, b) => a.y! - b.y!);
+export function readingOrder<T extends Placed>(shapes: readonly T[], scale: OrderScale): T[] {
   const out: T[] = [];
-  for (let i = 0; i < placed.length; ) {
-    let j = i + 1;
-    while (j < placed.length && placed[j]!.y! - placed[i]!.y! <= sameLine) j++;
-    out.push(...placed.slice(i, j).sort((a, b) => (a.x ?? 0) - (b.x ?? 0)));
-    i = j;
-  }
+  cutRegion(shapes.filter((s) => s.y !== undefined), scale, out, 0);
   for (const s of shapes) if (s.y === undefined) out.push(s);
   return out;
 }
 
-function shapeElements(shape: Shape, ctx: SlideContext, sameLine: number): ElementDraft[] {
+const left = (s: Placed): number => s.x ?? 0;
+const right = (s: Placed): number => (s.x ?? 0) + Math.max(0, s.width ?? 0);
+const top = (s: Placed): number => s.y!;
+const bottom = (s: Placed): number => s.y! + Math.max(0, s.height ?? 0);
+
+/** Cuts nested deeper than this are read in rows (a staircase of shapes peels one per cut). */
+const MAX_CUT_DEPTH = 40;
+
+function cutRegion<T extends Placed>(region: T[], scale: OrderScale, out: T[], depth: number): void {
+  if (region.length <= 1 || depth > MAX_CUT_DEPTH) {
+    out.push(...rows(region, scale.sameLine));
+    return;
+  }
+  const bands = split(region, top, bottom, scale.minBand, scale.sameLine);
+  if (bands.length > 1) {
+    for (const band of bands) cutRegion(band, scale, out, depth + 1);
+    return;
+  }
+  const columns = split(region, left, right, scale.minGutter);
+  if (columns.length > 1 && !levelAcross(columns, scale.sameLine)) {
+    for (const column of columns) cutRegion(column, scale, out, depth + 1);
+    return;
+  }
+  out.push(...rows(region, scale.sameLine));
+}
+
+/**
+ * Splits at every strip at least `minGap` wide that no shape crosses, in order along the axis.
+ * A shape starting within `level` of the previous one stays with it (flat shapes on one line).
+ */
+function split<T extends Placed>(region: readonly T[], start: (s: Placed) => number, end: (s: Placed) => number, minGap: number, level = -1): T[][] {
+  const sorted = [...region].sort((a, b) => start(a) - start(b));
+  const pieces: T[][] = [];
+  let current: T[] = [];
+  let reach = -Infinity;
+  for (const shape of sorted) {
+    if (current.length > 0 && start(shape) - reach >= minGap && start(shape) - start(current[current.length - 1]!) > level) {
+      pieces.push(current);
+      current = [];
+    }
+    current.push(shape);
+    reach = Math.max(reach, end(shape));
+  }
+  pieces.push(current);
+  return pieces;
+}
+
+/** Every shape is level with one in another column: a row (or grid) of shapes, not columns. */
+function levelAcross(columns: readonly Placed[][], sameLine: number): boolean {
+  const tops = columns.flatMap((column, i) => column.map((shape) => ({ top: top(shape), column: i }))).sort((a, b) => a.top - b.top);
+  const paired = new Uint8Array(tops.length);
+  markNearestOther(tops, paired, sameLine, 0, 1);
+  markNearestOther(tops, paired, sameLine, tops.length - 1, -1);
+  return paired.every((p) => p === 1);
+}
+
+/**
+ * One pass along sorted tops: marks each entry whose nearest predecessor (in the pass's direction)
+ * from another column lies within `sameLine`. The nearest other-column entry is the last entry when
+ * its column differs, else the last entry from a column other than the last one's.
+ */
+function markNearestOther(tops: readonly { top: number; column: number }[], paired: Uint8Array, sameLine: number, from: number, step: 1 | -1): void {
+  let last: { top: number; column: number } | undefined;
+  let beforeLast: number | undefined;
+  for (let k = from; k >= 0 && k < tops.length; k += step) {
+    const entry = tops[k]!;
+    const other = last === undefined ? undefined : last.column !== entry.column ? last.top : beforeLast;
+    if (other !== undefined && Math.abs(entry.top - other) <= sameLine) paired[k] = 1;
+    if (last !== undefined && last.column !== entry.column) beforeLast = last.top;
+    last = entry;
+  }
+}
+
+/** Top to bottom; shapes whose tops lie within `sameLine` of a line's first shape read left to right. */
+function rows<T extends Placed>(region: readonly T[], sameLine: number): T[] {
+  const sorted = [...region].sort((a, b) => top(a) - top(b));
+  const out: T[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i + 1;
+    while (j < sorted.length && top(sorted[j]!) - top(sorted[i]!) <= sameLine) j++;
+    out.push(...sorted.slice(i, j).sort((a, b) => left(a) - left(b)));
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * Reading order of the shapes that show content; blank ones (empty text boxes, decoration,
+ * pictures that will not be kept) follow, so a background rectangle does not hide the columns.
+ * They still go through `shapeElements` for its counts.
+ */
+function contentOrder(shapes: readonly Shape[], ctx: SlideContext, scale: OrderScale): Shape[] {
+  const blanks = shapes.filter((s) => blank(s, ctx));
+  if (blanks.length === 0) return readingOrder(shapes, scale);
+  const skipped = new Set(blanks);
+  return [...readingOrder(shapes.filter((s) => !skipped.has(s)), scale), ...blanks];
+}
+
+function blank(shape: Shape, ctx: SlideContext): boolean {
   switch (shape.kind) {
     case 'group':
-      return readingOrder(shape.children, sameLine).flatMap((c) => shapeElements(c, ctx, sameLine));
+      return shape.children.every((c) => blank(c, ctx));
+    case 'text':
+      return shape.paragraphs.every((p) => !p.text.trim());
+    case 'picture':
+      return !shape.alt && !ctx.images;
+    default:
+      return false;
+  }
+}
+
+function shapeElements(shape: Shape, ctx: SlideContext, scale: OrderScale): ElementDraft[] {
+  switch (shape.kind) {
+    case 'group':
+      return contentOrder(shape.children, ctx, scale).flatMap((c) => shapeElements(c, ctx, scale));
     case 'table':
       return shape.table ? [{ kind: 'table', text: tableText(shape.table.rows), table: shape.table }] : [];
     case 'picture':

@@ -63,6 +63,51 @@ describe('odp parser', () => {
   });
 });
 
+/** A frame at [x, y, width, height] in cm. */
+const placed = (cls: string, [x, y, width, height]: [number, number, number, number], inner: string): string =>
+  `<draw:frame${cls ? ` presentation:class="${cls}"` : ''} svg:x="${x}cm" svg:y="${y}cm" svg:width="${width}cm" svg:height="${height}cm">${inner}</draw:frame>`;
+const textBox = (text: string): string => `<draw:text-box><text:p>${text}</text:p></draw:text-box>`;
+const TABLE = '<table:table><table:table-row><table:table-cell><text:p>Role</text:p></table:table-cell><table:table-cell><text:p>CPU</text:p></table:table-cell></table:table-row></table:table>';
+
+function odpPage(page: string): Uint8Array {
+  return zipSync({
+    mimetype: strToU8('application/vnd.oasis.opendocument.presentation'),
+    'content.xml': strToU8(`<office:document-content ${NS}><office:body><office:presentation><draw:page draw:name="p1">${page}</draw:page></office:presentation></office:body></office:document-content>`),
+  });
+}
+
+describe('odp reading order (columns)', () => {
+  const texts = (doc: { elements: readonly { kind: string; text: string }[] }): string[] => doc.elements.map((e) => `${e.kind}:${e.text.split('\t')[0]}`);
+
+  test('a caption under the title on the left is read before a table on the right that starts higher', async () => {
+    const doc = await parse(
+      odpPage(
+        placed('', [10, 0.5, 15, 12], TABLE) +
+          placed('outline', [1, 3, 8, 9], textBox('Check the nodes against the table.')) +
+          placed('title', [1, 0.55, 8, 2], textBox('Hardware')) +
+          // A background rectangle over the whole slide shows nothing and must not hide the gutter.
+          '<draw:custom-shape svg:x="0cm" svg:y="0cm" svg:width="28cm" svg:height="15.75cm"><text:p/></draw:custom-shape>',
+      ),
+      { name: 'caption.odp' },
+    );
+    expect(texts(doc)).toEqual(['heading:Hardware', 'paragraph:Check the nodes against the table.', 'table:Role']);
+  });
+
+  test('level shapes read left to right; a group is one unit covering its children; full width last', async () => {
+    const group = `<draw:g>${placed('', [15, 5, 10, 2], textBox('group lower'))}${placed('', [15, 2, 10, 2], textBox('group upper'))}</draw:g>`;
+    const doc = await parse(
+      odpPage(
+        placed('', [1, 13, 26, 2], textBox('full width')) +
+          group +
+          placed('', [1, 2.2, 12, 3], textBox('left top')) +
+          placed('', [1, 6, 12, 3], textBox('left below')),
+      ),
+      { name: 'group.odp' },
+    );
+    expect(texts(doc)).toEqual(['paragraph:left top', 'paragraph:left below', 'paragraph:group upper', 'paragraph:group lower', 'paragraph:full width']);
+  });
+});
+
 const XLINK = 'xmlns:xlink="http://www.w3.org/1999/xlink"';
 
 /** One slide: a title, text above and below a picture frame (alt text optional), and the package files given. */

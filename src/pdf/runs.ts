@@ -1,5 +1,5 @@
 import { BOLD, FILE_SPACE, ITALIC, MONO, NEWLINE_BEFORE, ROTATED, SPACE_BEFORE, type PageChars } from './chars.js';
-import { isCjk, isCurlyQuote, isHangul, isRtl } from './script.js';
+import { isCjk, isCurlyQuote, isHangul, isRtl, isWidePunctuation } from './script.js';
 
 /**
  * A run: characters on one baseline with no wide gap, in content order — a line of a column, a
@@ -48,6 +48,12 @@ const RUN_BREAK_EMS = 1.0;
 const SPACE_EMS = 0.22;
 /** Gap between two CJK characters (ems) above which they are set apart (justified, letter-spaced). */
 const CJK_LOOSE_EMS = 0.08;
+/**
+ * Gap between two CJK characters (ems) that is a word space (`第一章 概述`) when the run's other CJK
+ * pairs touch: at least this many of them (letter-spaced `目  录` and justified lines have none).
+ */
+const CJK_SPACE_EMS = 0.2;
+const MIN_TIGHT_PAIRS = 2;
 /** Widest run of spaces (ems) that aligns code in a monospace line rather than separating columns. */
 const MONO_GAP_MAX_EMS = 40;
 
@@ -69,8 +75,13 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
   let runColor = -1;
   let mixedColors = false;
+  // Positions in `codes` of wide gaps between CJK characters: word spaces if the run is tight elsewhere.
+  const cjkGaps: number[] = [];
   const finish = (): void => {
     if (!run) return;
+    if (cjkGaps.length > 0 && run.cjkPairs! - run.cjkLoose! >= MIN_TIGHT_PAIRS) {
+      for (let g = cjkGaps.length - 1; g >= 0; g--) codes.splice(cjkGaps[g]!, 0, 0x20);
+    }
     run.text = fromCodes(codes);
     run.rtl = rtlCount * 2 > run.chars;
     if (runColor >= 0 && !mixedColors) run.color = runColor;
@@ -119,10 +130,12 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
         for (let s = Math.max(1, Math.round(gap / advance)); s > 0; s--) codes.push(0x20);
       } else if ((isCjk(lastCode) || isCjk(c)) && !isHangul(lastCode) && !isHangul(c)) {
         // Next to CJK text PDFium infers spaces where a new text object starts (a quote mark in
-        // another font): only the file's own spaces and real gaps count, and never between CJK.
+        // another font): only the file's own spaces and real gaps count; between CJK characters
+        // only in a run set tight elsewhere (decided when it ends).
         if (isCjk(lastCode) && isCjk(c)) {
           run.cjkPairs!++;
           if (gap > CJK_LOOSE_EMS * runEm) run.cjkLoose!++;
+          if (gap > CJK_SPACE_EMS * runEm && !isWidePunctuation(lastCode) && !isWidePunctuation(c)) cjkGaps.push(codes.length);
         } else if (!isCurlyQuote(lastCode) && !isCurlyQuote(c) && ((f & FILE_SPACE) !== 0 || gap > SPACE_EMS * runEm)) codes.push(0x20);
       } else {
         const space = (f & SPACE_BEFORE) !== 0 || (f & NEWLINE_BEFORE) !== 0 || gap > SPACE_EMS * runEm;
@@ -132,6 +145,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     if (!run) {
       run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i, end: i, cjkPairs: 0, cjkLoose: 0, cjk: 0, monoStart: (f & MONO) !== 0 };
       codes.length = 0;
+      cjkGaps.length = 0;
       rtlCount = 0;
       runColor = -1;
       mixedColors = false;

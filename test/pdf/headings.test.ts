@@ -240,7 +240,7 @@ describe.skipIf(!hasShared)('headings on corpus files', () => {
     const path = corpus('zh-generated/warehouse-manual-zh.pdf');
     const doc = await parseCorpusPdf(path);
     const texts = headings(doc.elements);
-    expect(texts).toEqual(['智能仓储系统安装与运维手册', '第一章概述', '第二章安装', '2.1 硬件与环境准备', '2.2 安装步骤', '2.3 安装后检查', '第三章配置', '第四章故障排查']);
+    expect(texts).toEqual(['智能仓储系统安装与运维手册', '第一章 概述', '第二章 安装', '2.1 硬件与环境准备', '2.2 安装步骤', '2.3 安装后检查', '第三章 配置', '第四章 故障排查']);
     expect(sequenceF1(texts, markdownHeadings(readFileSync(`${path}.expected.md`, 'utf8'))).f1).toBe(1);
     // The heading ends where the black body text starts.
     expect(doc.elements.find((e) => e.kind === 'paragraph' && e.text.startsWith('安装开始前'))).toBeDefined();

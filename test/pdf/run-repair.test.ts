@@ -64,7 +64,8 @@ describe('mergeInterleavedRuns', () => {
       { text: '字样', x: 160, width: 12 },
     ]);
     const runs = buildRuns(chars);
-    expect(runs.map((r) => r.text)).toEqual(['带有“', '”', '注意字样']);
+    // Before the repair the quote's gap reads as a word space.
+    expect(runs.map((r) => r.text)).toEqual(['带有“', '”', '注意 字样']);
     const merged = mergeInterleavedRuns(runs, chars, new Uint8Array(chars.count));
     expect(buildLines(merged, merged.map((_, i) => i), 0).map((l) => l.text)).toEqual(['带有“注意”字样']);
   });
@@ -96,6 +97,23 @@ describe('attachListMarkers', () => {
       { text: '12.5', x: 240, width: 6 },
     ]);
     expect(repaired(chars)).toEqual(['Revenue', '-', '12.5']);
+  });
+});
+
+describe('spaces between CJK characters', () => {
+  test('a wide gap in a run set tight elsewhere is a word space; letter-spaced and justified text get none', () => {
+    const heading = pageChars([
+      { text: '第一章', x: 100, width: 12 },
+      { text: '概述', x: 140, width: 12 },
+    ]);
+    expect(buildRuns(heading).map((r) => r.text)).toEqual(['第一章 概述']);
+    const spaced = pageChars([
+      { text: '目', x: 100, width: 12 },
+      { text: '录', x: 124, width: 12 },
+    ]);
+    expect(buildRuns(spaced).map((r) => r.text)).toEqual(['目录']);
+    const justified = pageChars([...'系统由若干服务构成'].map((ch, i) => ({ text: ch, x: 100 + i * 15, width: 12 })));
+    expect(buildRuns(justified).map((r) => r.text)).toEqual(['系统由若干服务构成']);
   });
 });
 

@@ -8,6 +8,7 @@ import type { ParseOptions } from '../parsers/types.js';
 import type { Document, Format } from '../document/types.js';
 import { commaList, integerValue, stringValue, flag, UsageError, type OptionSpecs, type ParsedArgs } from './args.js';
 import { STDIN_NAME, type CliIO } from './io.js';
+import { indexRebuildReporter } from './progress.js';
 
 /** Flags every command that parses documents accepts. */
 /** Parse flags shared by `parse`, `chunk` and `ingest` (ingest takes all but --format/--max-bytes). */
@@ -114,12 +115,17 @@ export function libraryDirFrom(args: ParsedArgs): string {
  * Opens an existing library for the commands that only read or remove: they must not create an
  * empty library where the user mistyped a folder.
  */
-export async function openExistingLibrary(args: ParsedArgs): Promise<Library> {
+export async function openExistingLibrary(args: ParsedArgs, io: CliIO): Promise<Library> {
   const dir = libraryDirFrom(args);
   if (!existsSync(join(dir, LIBRARY_FILE))) {
     throw new GroundworkError('IO', `no library here (no ${LIBRARY_FILE}); create one with 'groundwork ingest PATH --library ${dir}'`, { file: dir });
   }
-  return Library.open(dir);
+  return openLibrary(dir, io);
+}
+
+/** Opens (or creates) a library, telling the user on stderr when an upgrade re-indexes it. */
+export function openLibrary(dir: string, io: CliIO): Promise<Library> {
+  return Library.open(dir, { onIndexRebuild: indexRebuildReporter(io) });
 }
 
 const LIBRARY_FILE = 'library.sqlite';

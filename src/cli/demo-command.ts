@@ -7,7 +7,6 @@ import type { Chunk } from '../chunkers/types.js';
 import { GroundworkError } from '../errors.js';
 import { parse } from '../parse.js';
 import type { ParseOptions } from '../parsers/types.js';
-import { Library } from '../library/library.js';
 import { flag, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { effectiveTokenizer, validateChunkOptions } from './chunk-options.js';
@@ -17,6 +16,7 @@ import {
   formatTable,
   HELP_FLAG_SPEC,
   LIBRARY_FLAG_SPEC,
+  openLibrary,
   PARSE_FLAG_SPECS,
   PARSE_FLAGS_HELP,
   parseOptionsFrom,
@@ -93,7 +93,7 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<n
 async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOptions: ParseOptions): Promise<void> {
   const kept = stringValue(args, 'library');
   const libraryDir = kept ?? (await mkdtemp(join(tmpdir(), 'groundwork-demo-')));
-  const library = await Library.open(libraryDir);
+  const library = await openLibrary(libraryDir, io);
   try {
     const options = ingestOptionsFrom(args, library.settings.strategy);
     // Only the folder's own files, as the tour above listed them (not its subfolders).

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
 import { GroundworkError } from '../errors.js';
-import { Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
+import { type Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { validateChunkOptions } from './chunk-options.js';
@@ -16,6 +16,7 @@ import {
   LIBRARY_FLAG_HELP,
   LIBRARY_FLAG_SPEC,
   libraryDirFrom,
+  openLibrary,
   parseOptionsFrom,
 } from './common.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
@@ -80,7 +81,7 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     // easy to miss in a long report.
     for (const path of args.positionals) await mustExist(path);
 
-    library = await Library.open(dir);
+    library = await openLibrary(dir, io);
     // Without --strategy, the library's own default strategy applies (a setting of the library).
     const stored = library.settings.strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;

@@ -115,7 +115,7 @@ async function withLibrary(
     }
     // Usage is checked before the library is opened: a usage error is exit 2 wherever it is run.
     check(args);
-    library = await openExistingLibrary(args);
+    library = await openExistingLibrary(args, io);
     await body(library, args);
     return EXIT_OK;
   } catch (error) {

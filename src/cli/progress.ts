@@ -95,3 +95,29 @@ export function formatDuration(totalSeconds: number): string {
   const seconds = String(s % 60).padStart(2, '0');
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
 }
+
+/**
+ * Reports the one-time re-indexing of an older library's blocks on stderr: a notice when it starts
+ * (so a long pause is explained, on a terminal or in a log), a redrawn count on a terminal, and
+ * the end.
+ */
+export function indexRebuildReporter(io: CliIO, now: () => number = () => performance.now()): (done: number, total: number) => void {
+  const tty = terminalOf(io)?.errIsTTY === true;
+  const started = now();
+  let lastDraw = -Infinity;
+  return (done, total) => {
+    if (done === 0) {
+      io.err(`groundwork: upgrading this library's search index (${total.toLocaleString('en-US')} blocks, once)${tty ? '' : '\n'}`);
+      lastDraw = now();
+      return;
+    }
+    const at = now();
+    if (done >= total) {
+      io.err(`${tty ? CLEAR_LINE : ''}groundwork: search index upgraded (${total.toLocaleString('en-US')} blocks in ${formatDuration((at - started) / 1000)})\n`);
+      return;
+    }
+    if (!tty || at - lastDraw < REDRAW_MS) return;
+    lastDraw = at;
+    io.err(`${CLEAR_LINE}groundwork: upgrading this library's search index: ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} blocks`);
+  };
+}

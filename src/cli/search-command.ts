@@ -55,7 +55,7 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
     if (query.trim() === '') throw new UsageError('missing QUERY');
     const k = integerValue(args, 'limit', 1) ?? 10;
     const filter = filterFrom(args);
-    library = await openExistingLibrary(args);
+    library = await openExistingLibrary(args, io);
     const docIds = stringValues(args, 'doc').map((ref) => findDocument(library!, ref).id);
     if (docIds.length > 0) filter.docId = docIds;
 

@@ -91,12 +91,16 @@ export class Library {
     private readonly store: LibraryStore,
   ) {}
 
-  static async open(dir: string = defaultLibraryDir()): Promise<Library> {
+  /**
+   * Opens (or creates) the library in `dir`. A library written by an older Groundwork is upgraded
+   * on open; where that re-indexes every block, `onIndexRebuild` hears the blocks done of the total.
+   */
+  static async open(dir: string = defaultLibraryDir(), options: { onIndexRebuild?: (done: number, total: number) => void } = {}): Promise<Library> {
     const abs = resolve(dir);
     await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
       throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
     });
-    return new Library(abs, new SqliteStore(join(abs, 'library.sqlite')));
+    return new Library(abs, new SqliteStore(join(abs, 'library.sqlite'), options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {}));
   }
 
   get settings(): { strategy: string; tokenizer: string } {

@@ -232,10 +232,15 @@ export function indexedRowCount(db: Database.Database): number {
  * Re-creates the index from the blocks table with the current analyzer: the migration to this
  * layout, and the repair when the analyzer changed (its terms would no longer match the index's).
  */
-export function rebuildIndex(db: Database.Database): void {
+export function rebuildIndex(db: Database.Database, onProgress?: (done: number, total: number) => void): void {
   db.exec(`DROP TABLE IF EXISTS blocks_fts; ${CREATE_BLOCKS_FTS};
     DELETE FROM term_df; DELETE FROM fts_lengths; DELETE FROM index_stats WHERE key = 'blocks';`);
   const writer = new FtsIndexWriter(db);
+  const total = onProgress ? (db.prepare('SELECT count(*) FROM blocks').pluck().get() as number) : 0;
+  // A new library (no blocks yet) has nothing to report.
+  const report = total > 0 ? onProgress : undefined;
+  let done = 0;
+  report?.(0, total);
   // Pages of blocks (better-sqlite3 allows no writes while a read is being iterated).
   const page = db.prepare('SELECT rowid, heading_path, text FROM blocks WHERE rowid > ? ORDER BY rowid LIMIT 2000').raw();
   for (let last = 0; ; ) {
@@ -245,6 +250,8 @@ export function rebuildIndex(db: Database.Database): void {
     // Flushed per page: the document-frequency map of a large library would not fit otherwise.
     writer.flush();
     last = rows[rows.length - 1]![0];
+    done += rows.length;
+    report?.(Math.min(done, total), total);
   }
   writer.flush();
 }

@@ -15,8 +15,11 @@ export const REBUILD_TERM_STATS = `
     ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 `;
 
+/** Blocks re-indexed so far of all there are: reported while a library's index is rebuilt. */
+export type IndexProgress = (done: number, total: number) => void;
+
 /** A migration: SQL, or a function for steps SQL cannot do (re-analysing every block). */
-export type Migration = string | ((db: Database.Database) => void);
+export type Migration = string | ((db: Database.Database, onProgress?: IndexProgress) => void);
 
 /**
  * The SQLite schema, as ordered migrations. `PRAGMA user_version` records how many have run; a
@@ -96,9 +99,9 @@ export const MIGRATIONS: readonly Migration[] = [
   ${REBUILD_TERM_STATS}`,
   // 3: the index without stored sizes, blocks in length columns (see sqlite-fts.ts), with the
   // length statistics the ranking weights come from; every block is re-analysed into it.
-  (db) => {
+  (db, onProgress) => {
     db.exec('CREATE TABLE fts_lengths (col INTEGER PRIMARY KEY, blocks INTEGER NOT NULL, terms INTEGER NOT NULL)');
-    rebuildIndex(db);
+    rebuildIndex(db, onProgress);
     db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
   },
 ];

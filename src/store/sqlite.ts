@@ -6,7 +6,7 @@ import { GroundworkError } from '../errors.js';
 import { ANALYZER_VERSION, blockIndexText, ftsQuery, type TermStats } from '../search/analyze.js';
 import { Highlighter } from '../search/snippet.js';
 import { columnWeights, FtsIndexWriter, lengthStatsReader, rankFunction, rebuildIndex, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
-import { MIGRATIONS, SCHEMA_VERSION } from './sqlite-schema.js';
+import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import type { Block, DocumentWrite, LibraryStore, PathRecord, SearchFilter, SearchHit, StoreStats, StoredDocument } from './types.js';
 
 type Row = Record<string, any>;
@@ -21,7 +21,11 @@ export class SqliteStore implements LibraryStore {
   private indexWriter: FtsIndexWriter | undefined;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(file: string, options: { readonly?: boolean } = {}) {
+  /**
+   * `onIndexRebuild` hears of the one-time re-indexing of every block when an older library is
+   * upgraded or its analyzer changed (minutes for a million blocks): blocks done of the total.
+   */
+  constructor(file: string, options: { readonly?: boolean; onIndexRebuild?: IndexProgress } = {}) {
     this.location = file;
     try {
       this.db = new Database(file, { readonly: options.readonly ?? false });
@@ -33,7 +37,7 @@ export class SqliteStore implements LibraryStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 10000');
-    if (!options.readonly) this.migrate();
+    if (!options.readonly) this.migrate(options.onIndexRebuild);
     this.stmts = this.prepareStatements();
     this.termStats = termStatsOf(this.db);
     this.lengthStats = lengthStatsReader(this.db);
@@ -44,7 +48,7 @@ export class SqliteStore implements LibraryStore {
     return (this.indexWriter ??= new FtsIndexWriter(this.db));
   }
 
-  private migrate(): void {
+  private migrate(onIndexRebuild: IndexProgress | undefined): void {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new GroundworkError('UNSUPPORTED', `library schema version ${version} is newer than this Groundwork supports (${SCHEMA_VERSION}); upgrade Groundwork`, { file: this.location });
@@ -53,7 +57,7 @@ export class SqliteStore implements LibraryStore {
       this.db.transaction(() => {
         const migration = MIGRATIONS[v]!;
         if (typeof migration === 'string') this.db.exec(migration);
-        else migration(this.db);
+        else migration(this.db, onIndexRebuild);
         this.db.pragma(`user_version = ${v + 1}`);
       })();
     }
@@ -61,7 +65,7 @@ export class SqliteStore implements LibraryStore {
     const analyzer = this.db.prepare("SELECT value FROM settings WHERE key = 'index.analyzer'").pluck().get();
     if (analyzer !== ANALYZER_VERSION) {
       this.db.transaction(() => {
-        rebuildIndex(this.db);
+        rebuildIndex(this.db, onIndexRebuild);
         this.db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
       })();
     }

@@ -1,7 +1,10 @@
+import { dirname } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { displayWidth } from '../../src/cli/common.js';
-import { formatDuration, ProgressLine, renderProgress } from '../../src/cli/progress.js';
+import { formatDuration, indexRebuildReporter, ProgressLine, renderProgress } from '../../src/cli/progress.js';
+import { run } from '../../src/cli/run.js';
 import type { IngestProgress } from '../../src/library/library.js';
+import { legacyLibrary, libraryFile } from '../store/fixtures.js';
 
 const MIB = 1024 * 1024;
 
@@ -60,5 +63,30 @@ describe('ProgressLine', () => {
     const writes: string[] = [];
     new ProgressLine((t) => writes.push(t), () => 80, () => 0).finish();
     expect(writes).toEqual([]);
+  });
+});
+
+describe('indexRebuildReporter', () => {
+  test('off a terminal: a notice when the re-indexing starts and one when it ends, nothing between', () => {
+    let err = '';
+    let clock = 0;
+    const report = indexRebuildReporter({ out: () => undefined, err: (t) => void (err += t), readStdin: async () => new Uint8Array() }, () => clock);
+    report(0, 1_000_000);
+    clock = 5_000;
+    report(500_000, 1_000_000);
+    clock = 75_000;
+    report(1_000_000, 1_000_000);
+    expect(err).toBe("groundwork: upgrading this library's search index (1,000,000 blocks, once)\ngroundwork: search index upgraded (1,000,000 blocks in 1:15)\n");
+  });
+
+  test('search on a library an older Groundwork wrote tells the user it upgrades the index, then finds', async () => {
+    const file = libraryFile();
+    legacyLibrary(file, 2, ['alpha beta', 'beta gamma', 'beta']);
+    let out = '';
+    let err = '';
+    const code = await run(['search', 'gamma', '--library', dirname(file)], { out: (t) => void (out += t), err: (t) => void (err += t), readStdin: async () => new Uint8Array() });
+    expect(code).toBe(0);
+    expect(err).toContain("upgrading this library's search index (3 blocks, once)");
+    expect(out).toContain('gamma');
   });
 });

@@ -171,6 +171,24 @@ describe('index upkeep', () => {
     migrated.close();
   });
 
+  test('the re-indexing of an upgrade reports its progress, from 0 to every block', () => {
+    const file = libraryFile();
+    legacyLibrary(file, 2, ['alpha beta', 'beta gamma', 'beta']);
+    const reports: [number, number][] = [];
+    const store = new SqliteStore(file, { onIndexRebuild: (done, total) => reports.push([done, total]) });
+    store.close();
+    expect(reports[0]).toEqual([0, 3]);
+    expect(reports[reports.length - 1]).toEqual([3, 3]);
+    // A new library has nothing to re-index and says nothing.
+    const fresh: [number, number][] = [];
+    new SqliteStore(libraryFile(), { onIndexRebuild: (done, total) => fresh.push([done, total]) }).close();
+    expect(fresh).toEqual([]);
+    // Opened again, nothing is left to upgrade.
+    const again: [number, number][] = [];
+    new SqliteStore(file, { onIndexRebuild: (done, total) => again.push([done, total]) }).close();
+    expect(again).toEqual([]);
+  });
+
   test('an index written by another analyzer version is rebuilt when the library is opened', () => {
     const file = libraryFile();
     const store = new SqliteStore(file);

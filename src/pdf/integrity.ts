@@ -5,7 +5,9 @@ import { inflateSync } from 'node:zlib';
  * a broken cross-reference table by scanning the file and decodes what it can of a corrupt stream)
  * and never says so. `inspectPdf` reads the header, the tail and the cross-reference sections it
  * points at (a few KB however large the file); `checkContentStreams` inflates page content streams
- * within a byte budget. Both are pure functions over the file's bytes.
+ * within a byte budget, finding them through the cross-reference data or, when that is damaged, by
+ * scanning the file for object headers as PDFium's repair does. Both are pure functions over the
+ * file's bytes.
  */
 
 /** What the structure check found; `damage` is empty for a sound file. */
@@ -350,20 +352,62 @@ function bigEndian(data: Uint8Array, at: number, width: number): number {
   return v;
 }
 
-/** Object lookup across the sections, newest first, with object streams decoded on demand. */
-export class XrefIndex {
+/**
+ * Object lookup by number, through the cross-reference sections or through a scan of the file,
+ * with object streams decoded on demand (each once) and the encoded bytes inflated for them counted.
+ */
+export abstract class ObjectLookup {
   private readonly objectStreams = new Map<number, ObjectStream | null>();
   /** Encoded bytes of object streams inflated so far: lookups cost this much zlib work. */
   inflatedBytes = 0;
 
+  constructor(protected readonly bytes: Uint8Array) {}
+
+  /** Where object `num` starts in the file (its `num gen obj`), or undefined when it is compressed, free or unknown. */
+  abstract offsetOf(num: number): number | undefined;
+
+  /** The value of object `num` (a dictionary for a stream object), or undefined. */
+  abstract object(num: number): PdfValue | undefined;
+
+  resolve(value: PdfValue | undefined): PdfValue | undefined {
+    return isRef(value) ? this.object(value.num) : value;
+  }
+
+  /** The value of the object whose header starts at `at`. */
+  protected objectAt(at: number): PdfValue | undefined {
+    const header = objectHeader(this.bytes, at);
+    return header ? new ObjectReader(this.bytes, header.body).value() : undefined;
+  }
+
+  /** The object stream whose header starts at `at`, decoded (cached), or null when it is not a readable one. */
+  protected objectStreamAt(at: number): ObjectStream | null {
+    let cached = this.objectStreams.get(at);
+    if (cached !== undefined) return cached;
+    cached = null;
+    const stream = readStream(this.bytes, at, this);
+    const first = stream ? stream.dict.get('First') : undefined;
+    const count = stream ? stream.dict.get('N') : undefined;
+    if (stream && typeof first === 'number' && typeof count === 'number' && stream.data.length <= MAX_INDEX_STREAM && isFlateOnly(stream.dict)) {
+      this.inflatedBytes += stream.data.length;
+      const data = inflateOrUndefined(stream.data);
+      if (data) cached = { data, first, header: objectStreamHeader(data, count) };
+    }
+    this.objectStreams.set(at, cached);
+    return cached;
+  }
+}
+
+/** Object lookup across the sections, newest first. */
+export class XrefIndex extends ObjectLookup {
   constructor(
-    private readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     private readonly sections: XrefSection[],
     /** Added to offsets when the file has junk before `%PDF-` and its offsets count from the header. */
     private readonly shift: number,
-  ) {}
+  ) {
+    super(bytes);
+  }
 
-  /** Where object `num` starts in the file, or undefined when it is compressed, free or unlisted. */
   offsetOf(num: number): number | undefined {
     const loc = this.locate(num);
     if (!loc || 'stream' in loc) return undefined;
@@ -381,39 +425,17 @@ export class XrefIndex {
     return undefined;
   }
 
-  /** The value of object `num` (a dictionary for a stream object), or undefined. */
   object(num: number): PdfValue | undefined {
     const loc = this.locate(num);
     if (!loc) return undefined;
     if ('offset' in loc) {
       const at = this.offsetOf(num);
-      if (at === undefined) return undefined;
-      return new ObjectReader(this.bytes, objectHeader(this.bytes, at)!.body).value();
+      return at === undefined ? undefined : this.objectAt(at);
     }
-    const stream = this.objectStream(loc.stream);
+    const streamAt = this.offsetOf(loc.stream);
+    const stream = streamAt === undefined ? null : this.objectStreamAt(streamAt);
     const start = stream ? objectStart(stream, num, loc.index) : -1;
     return stream && start >= 0 ? new ObjectReader(stream.data, start).value() : undefined;
-  }
-
-  resolve(value: PdfValue | undefined): PdfValue | undefined {
-    return isRef(value) ? this.object(value.num) : value;
-  }
-
-  private objectStream(num: number): ObjectStream | null {
-    let cached = this.objectStreams.get(num);
-    if (cached !== undefined) return cached;
-    cached = null;
-    const at = this.offsetOf(num);
-    const stream = at === undefined ? undefined : readStream(this.bytes, at, this);
-    const first = stream ? stream.dict.get('First') : undefined;
-    const count = stream ? stream.dict.get('N') : undefined;
-    if (stream && typeof first === 'number' && typeof count === 'number' && stream.data.length <= MAX_INDEX_STREAM && isFlateOnly(stream.dict)) {
-      this.inflatedBytes += stream.data.length;
-      const data = inflateOrUndefined(stream.data);
-      if (data) cached = { data, first, header: objectStreamHeader(data, count) };
-    }
-    this.objectStreams.set(num, cached);
-    return cached;
   }
 }
 
@@ -460,7 +482,7 @@ function isFlateOnly(dict: PdfDict): boolean {
 }
 
 /** A stream object's dictionary and raw (still encoded) bytes; the data runs to the file's end when cut. */
-function readStream(bytes: Uint8Array, at: number, index: XrefIndex | undefined): { dict: PdfDict; data: Uint8Array } | undefined {
+function readStream(bytes: Uint8Array, at: number, index: ObjectLookup | undefined): { dict: PdfDict; data: Uint8Array } | undefined {
   const header = objectHeader(bytes, at);
   if (!header) return undefined;
   const reader = new ObjectReader(bytes, header.body);
@@ -581,6 +603,452 @@ function isEntry(bytes: Uint8Array, i: number): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Objects found by scanning
+
+/**
+ * Object lookup for a file whose cross-reference data is unusable, built the way PDFium rebuilds
+ * it: every `num gen obj` header in the file, stream data skipped, the last definition of a number
+ * winning (unless an earlier one has a higher generation), and objects in object streams (located
+ * through the cross-reference streams still in the file, else by reading the object streams)
+ * winning over generation-0 definitions before their stream.
+ */
+class ScanIndex extends ObjectLookup {
+  /** Object streams indexed so far, from the last one back. */
+  private indexedStreams = 0;
+  /** Object number -> ordinal of the newest indexed object stream holding it * 2^32 + where it starts in that stream's data. */
+  private readonly compressed = new Map<number, number>();
+  /** Cross-reference streams found in the file, newest first: undefined until first needed. */
+  private xrefStreams: XrefSection[] | undefined;
+
+  constructor(
+    bytes: Uint8Array,
+    private readonly found: ScannedObjects,
+    /** Encoded bytes of object streams this index may inflate. */
+    private readonly budget: number,
+  ) {
+    super(bytes);
+  }
+
+  offsetOf(num: number): number | undefined {
+    return this.found.offsets.get(num);
+  }
+
+  object(num: number): PdfValue | undefined {
+    const at = this.found.offsets.get(num) ?? -1;
+    if (!this.found.generations.has(num) && this.found.objectStreams.length > 0) {
+      // A cross-reference stream found in the file (PDFium reads those too when it rebuilds) says
+      // where the object is; for objects none lists, the object streams themselves are read.
+      const listed = this.listing(num);
+      const value = listed === undefined ? this.foundInObjectStream(num, at) : listed !== 'free' && 'stream' in listed ? this.listedInObjectStream(num, listed, at) : undefined;
+      if (value !== undefined) return value;
+    }
+    return at >= 0 ? this.objectAt(at) : undefined;
+  }
+
+  /** Where the newest cross-reference stream in the file that lists object `num` puts it. */
+  private listing(num: number): Location | 'free' | undefined {
+    this.xrefStreams ??= this.readXrefStreams();
+    for (const section of this.xrefStreams) {
+      const loc = section.lookup(num);
+      if (loc !== undefined) return loc;
+    }
+    return undefined;
+  }
+
+  /** Object `num` from the object stream a cross-reference stream lists it in, if that stream comes after byte `after`. */
+  private listedInObjectStream(num: number, loc: { stream: number; index: number }, after: number): PdfValue | undefined {
+    const streamAt = this.found.offsets.get(loc.stream);
+    const stream = streamAt === undefined || streamAt < after ? null : this.objectStreamAt(streamAt);
+    const start = stream ? objectStart(stream, num, loc.index) : -1;
+    return stream && start >= 0 ? new ObjectReader(stream.data, start).value() : undefined;
+  }
+
+  private readXrefStreams(): XrefSection[] {
+    const sections: XrefSection[] = [];
+    for (let k = this.found.xrefStreams.length - 1; k >= 0 && sections.length < MAX_SECTIONS; k--) {
+      const stream = readStream(this.bytes, this.found.xrefStreams[k]!, undefined);
+      if (!stream || stream.dict.get('Type') !== '/XRef' || this.inflatedBytes + stream.data.length > this.budget) continue;
+      const section = xrefStreamSection(stream.dict, stream.data);
+      if (!section) continue;
+      this.inflatedBytes += stream.data.length;
+      sections.push(section);
+    }
+    return sections;
+  }
+
+  /**
+   * Object `num` from the newest object stream after byte `after` that holds it, for files whose
+   * cross-reference streams do not say: streams are decoded newest first, as far as needed and the
+   * budget allows.
+   */
+  private foundInObjectStream(num: number, after: number): PdfValue | undefined {
+    const streams = this.found.objectStreams;
+    let packed = this.compressed.get(num);
+    while (packed === undefined && this.indexedStreams < streams.length && this.inflatedBytes <= this.budget) {
+      const ordinal = streams.length - 1 - this.indexedStreams;
+      if (streams[ordinal]! < after) break;
+      this.indexedStreams++;
+      const stream = this.objectStreamAt(streams[ordinal]!);
+      if (!stream) continue;
+      const { header, first } = stream;
+      for (let k = 0; k + 1 < header.length; k += 2) {
+        if (!this.compressed.has(header[k]!)) this.compressed.set(header[k]!, ordinal * 2 ** 32 + first + header[k + 1]!);
+      }
+      packed = this.compressed.get(num);
+    }
+    if (packed === undefined) return undefined;
+    const ordinal = Math.floor(packed / 2 ** 32);
+    const stream = streams[ordinal]! > after ? this.objectStreamAt(streams[ordinal]!) : null;
+    return stream ? new ObjectReader(stream.data, packed % 2 ** 32).value() : undefined;
+  }
+
+  /**
+   * The document catalog, from the last `/Root` that leads to one (the newest trailer or
+   * cross-reference stream), else from the last `/Type /Catalog` object; and whether the file is
+   * encrypted: an /Encrypt entry beside that `/Root` (anywhere in the file when there is none).
+   */
+  root(): { catalog: PdfDict | undefined; encrypted: boolean } {
+    const buffer = asBuffer(this.bytes);
+    let at = buffer.length;
+    for (let tries = 0; tries < MAX_ROOT_CANDIDATES && at > 0; tries++) {
+      at = ROOT_NAME.previous(buffer, at - 1);
+      if (at < 0) break;
+      const root = new ObjectReader(this.bytes, at + ROOT_NAME.length).value();
+      const catalog = isRef(root) ? this.object(root.num) : undefined;
+      if (catalog instanceof Map && catalog.has('Pages')) {
+        const near = buffer.subarray(Math.max(0, at - TRAILER_REACH), Math.min(buffer.length, at + TRAILER_REACH));
+        return { catalog, encrypted: ENCRYPT_NAME.next(near, 0) !== -1 };
+      }
+    }
+    // Not knowing counts as encrypted: the check is skipped rather than run on what may be ciphertext.
+    const encrypted = ENCRYPT_NAME.next(buffer, 0) !== -1;
+    at = buffer.length;
+    for (let tries = 0; tries < MAX_ROOT_CANDIDATES && at > 0; tries++) {
+      at = CATALOG_NAME.previous(buffer, at - 1);
+      if (at < 0) break;
+      const header = this.found.headerBefore(at);
+      const catalog = header < 0 ? undefined : this.objectAt(header);
+      if (catalog instanceof Map && catalog.get('Type') === '/Catalog' && catalog.has('Pages')) return { catalog, encrypted };
+    }
+    return { catalog: undefined, encrypted };
+  }
+}
+
+/** How far from its `/Root` entry a trailer's /Encrypt entry is looked for (trailers are a few hundred bytes). */
+const TRAILER_REACH = 2048;
+
+/**
+ * A name (`/Name`, then a token end) searched for by its first six letters at most: Node's byte
+ * search runs several times slower for needles of seven bytes or more.
+ */
+class NameSearch {
+  private readonly core: Buffer;
+  private readonly whole: Buffer;
+  /** Bytes from the slash to the end of the name. */
+  readonly length: number;
+
+  constructor(name: string) {
+    this.core = Buffer.from(name.slice(0, 6), 'latin1');
+    this.whole = Buffer.from(name, 'latin1');
+    this.length = name.length + 1;
+  }
+
+  /** Where the name's slash is, first at or after `from`; -1 when it is not there, -2 when too many near misses were passed. */
+  next(buffer: Buffer, from: number): number {
+    let misses = 0;
+    for (let at = buffer.indexOf(this.core, from + 1); at >= 0; at = buffer.indexOf(this.core, at + 1)) {
+      if (this.isAt(buffer, at)) return at - 1;
+      if (++misses > MAX_NAME_MISSES) return -2;
+    }
+    return -1;
+  }
+
+  /** Where the name's slash is, last at or before `before`; -1 when it is not there, -2 when too many near misses were passed. */
+  previous(buffer: Buffer, before: number): number {
+    let misses = 0;
+    for (let at = buffer.lastIndexOf(this.core, before + 1); at > 0; at = buffer.lastIndexOf(this.core, at - 1)) {
+      if (this.isAt(buffer, at)) return at - 1;
+      if (++misses > MAX_NAME_MISSES) return -2;
+    }
+    return -1;
+  }
+
+  private isAt(buffer: Buffer, at: number): boolean {
+    if (buffer[at - 1] !== CH_SLASH || !isTokenEnd(buffer, at + this.whole.length)) return false;
+    for (let k = this.core.length; k < this.whole.length; k++) if (buffer[at + k] !== this.whole[k]) return false;
+    return true;
+  }
+}
+
+/** Occurrences of a name's letters that are not the name (no slash, longer word) passed before a search gives up. */
+const MAX_NAME_MISSES = 4096;
+
+const ROOT_NAME = new NameSearch('Root');
+const CATALOG_NAME = new NameSearch('Catalog');
+const ENCRYPT_NAME = new NameSearch('Encrypt');
+const OBJSTM_NAME = new NameSearch('ObjStm');
+const XREF_NAME = new NameSearch('XRef');
+
+/** What a scan of the file found: the winning definition of each object number, object streams and all headers. */
+interface ScannedObjects {
+  /** Object number -> byte where its `num gen obj` header starts. */
+  offsets: Map<number, number>;
+  /** Generation of the winning definition, for the few objects where it is not 0. */
+  generations: Map<number, number>;
+  /** Header offsets of the `/Type /ObjStm` streams, in file order. */
+  objectStreams: number[];
+  /** Header offsets of objects naming `/XRef` (cross-reference streams), in file order, when there are object streams. */
+  xrefStreams: number[];
+  /** The start of the last header before byte `at`, or -1. */
+  headerBefore(at: number): number;
+  /** The scan read the whole file within its step budget. */
+  complete: boolean;
+}
+
+/**
+ * Steps a scan may take (headers read, native searches): real files take one or two per object,
+ * and objects average hundreds of bytes. A scan that runs out is not used: with part of the file
+ * unread, an object's last definition is unknown.
+ */
+const MIN_SCAN_STEPS = 4096;
+const BYTES_PER_SCAN_STEP = 64;
+/** PDFium's own limit on object numbers. */
+const MAX_OBJECT_NUMBER = 1 << 22;
+const MAX_GENERATION = 65535;
+/** `/Root` and `/Catalog` occurrences tried, newest first, before giving up on finding the catalog. */
+const MAX_ROOT_CANDIDATES = 16;
+/** White space tolerated between the numbers and `obj` of a header. */
+const MAX_HEADER_GAP = 32;
+
+const ENDOBJ_KEYWORD = Buffer.from('endobj', 'latin1');
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** Whether a token ends at `i` (the file's end, white space or a delimiter). */
+function isTokenEnd(bytes: Uint8Array, i: number): boolean {
+  return i >= bytes.length || WHITE[bytes[i]!] === 1 || DELIM[bytes[i]!] === 1;
+}
+
+/**
+ * Finds every object definition by its `num gen obj` header, in one pass: `obj` keywords are found
+ * with the native byte search, the numbers before each read backwards, and each object's dictionary
+ * skipped token by token to step over its stream data (by a direct /Length that lands on
+ * `endstream`, else up to the next `endstream`), so headers quoted inside streams are not taken.
+ * Every byte is looked at a bounded number of times whatever the input.
+ */
+function scanObjects(bytes: Uint8Array): ScannedObjects {
+  const buffer = asBuffer(bytes);
+  const offsets = new Map<number, number>();
+  const generations = new Map<number, number>();
+  const starts: number[] = [];
+  const header = { start: 0, num: 0, gen: 0 };
+  const work: ScanWork = { left: MIN_SCAN_STEPS + Math.floor(bytes.length / BYTES_PER_SCAN_STEP) };
+  const searches = new ScanSearches(bytes, buffer, work);
+  let pos = 0;
+  while (--work.left >= 0) {
+    // Objects mostly follow each other (`endobj` then the next header): read the header right there
+    // when it is, and search only when it is not.
+    let hit = readHeaderAt(bytes, skipWhite(bytes, pos), header);
+    if (hit < 0) {
+      hit = searches.objKeyword(pos);
+      if (hit < 0) break;
+      pos = hit + 3;
+      if (!isTokenEnd(bytes, hit + 3) || !readHeaderBefore(bytes, hit, header)) continue;
+    }
+    starts.push(header.start);
+    // A later definition wins unless the earlier one has a higher generation.
+    if (!offsets.has(header.num) || (generations.get(header.num) ?? 0) <= header.gen) {
+      offsets.set(header.num, header.start);
+      if (header.gen > 0) generations.set(header.num, header.gen);
+    }
+    pos = Math.max(pos, skipObjectBody(bytes, hit + 3, searches));
+  }
+  const headerBefore = (at: number): number => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? starts[lo - 1]! : -1;
+  };
+  // Object streams and cross-reference streams by their type, rare elsewhere: a search over the file each.
+  const objectStreams = objectsNaming(buffer, OBJSTM_NAME, headerBefore, work);
+  const xrefStreams = objectStreams.length > 0 ? objectsNaming(buffer, XREF_NAME, headerBefore, work) : [];
+  return { offsets, generations, objectStreams, xrefStreams, headerBefore, complete: work.left >= 0 };
+}
+
+/** The header offsets of the objects in which the name occurs, in file order (a search that gives up spends the scan's work). */
+function objectsNaming(buffer: Buffer, name: NameSearch, headerBefore: (at: number) => number, work: ScanWork): number[] {
+  const starts: number[] = [];
+  let at = name.next(buffer, 0);
+  for (; at >= 0 && --work.left >= 0; at = name.next(buffer, at + 1)) {
+    const start = headerBefore(at);
+    if (start >= 0 && starts[starts.length - 1] !== start) starts.push(start);
+  }
+  if (at === -2) work.left = -1;
+  return starts;
+}
+
+const HEADER_CURSOR = { end: 0 };
+
+/**
+ * Skips white space (not comments) from `i`, at most MAX_HEADER_GAP bytes: positions the scan
+ * reads this way are each skipped over a bounded number of times, whatever the input.
+ */
+function skipWhite(bytes: Uint8Array, i: number): number {
+  const end = Math.min(bytes.length, i + MAX_HEADER_GAP);
+  while (i < end && WHITE[bytes[i]!]) i++;
+  return i;
+}
+
+/** Reads a `num gen obj` header starting at `i` into `out`; where its `obj` keyword is, or -1 when there is none. */
+function readHeaderAt(bytes: Uint8Array, i: number, out: { start: number; num: number; gen: number }): number {
+  if (!isDigit(bytes[i])) return -1;
+  const cursor = HEADER_CURSOR;
+  const num = readUint(bytes, i, cursor);
+  if (cursor.end - i > 7 || !WHITE[bytes[cursor.end] ?? 0]) return -1;
+  const genAt = skipWhite(bytes, cursor.end);
+  const gen = readUint(bytes, genAt, cursor);
+  if (gen < 0 || cursor.end - genAt > 5 || !WHITE[bytes[cursor.end] ?? 0]) return -1;
+  const keyword = skipWhite(bytes, cursor.end);
+  if (!startsWith(bytes, keyword, 'obj') || !isTokenEnd(bytes, keyword + 3) || num >= MAX_OBJECT_NUMBER || gen > MAX_GENERATION) return -1;
+  out.start = i;
+  out.num = num;
+  out.gen = gen;
+  return keyword;
+}
+
+/** Reads `num gen` backwards from the `obj` keyword at `hit` into `out`; false when they are not there. */
+function readHeaderBefore(bytes: Uint8Array, hit: number, out: { start: number; num: number; gen: number }): boolean {
+  let k = hit - 1;
+  if (k < 0 || !WHITE[bytes[k]!]) return false;
+  while (k >= 0 && WHITE[bytes[k]!] && hit - k <= MAX_HEADER_GAP) k--;
+  const genEnd = k;
+  while (k >= 0 && isDigit(bytes[k]) && genEnd - k <= 5) k--;
+  if (k === genEnd || k < 0 || !WHITE[bytes[k]!]) return false;
+  const genStart = k + 1;
+  const gap = k;
+  while (k >= 0 && WHITE[bytes[k]!] && gap - k <= MAX_HEADER_GAP) k--;
+  const numEnd = k;
+  while (k >= 0 && isDigit(bytes[k]) && numEnd - k <= 7) k--;
+  if (k === numEnd || (k >= 0 && !WHITE[bytes[k]!] && !DELIM[bytes[k]!])) return false;
+  let num = 0;
+  for (let d = k + 1; d <= numEnd; d++) num = num * 10 + bytes[d]! - CH_0;
+  let gen = 0;
+  for (let d = genStart; d <= genEnd; d++) gen = gen * 10 + bytes[d]! - CH_0;
+  if (num >= MAX_OBJECT_NUMBER || gen > MAX_GENERATION) return false;
+  out.start = k + 1;
+  out.num = num;
+  out.gen = gen;
+  return true;
+}
+
+/**
+ * The next occurrence of a byte string at or after a position, by the native search, remembering
+ * the last answer: asked with positions that never go back, it looks at each byte once in all.
+ */
+class NextOccurrence {
+  private at = -2;
+
+  constructor(
+    private readonly buffer: Buffer,
+    private readonly needle: Buffer,
+    /** Shared by a scan's searches; once spent, every search answers -1. */
+    private readonly work: ScanWork,
+  ) {}
+
+  from(position: number): number {
+    if (this.at !== -1 && this.at < position) this.at = --this.work.left < 0 ? -1 : this.buffer.indexOf(this.needle, position);
+    return this.at;
+  }
+}
+
+/** Steps (native searches and headers read) a scan may still take. */
+interface ScanWork {
+  left: number;
+}
+
+/**
+ * The searches a scan makes, each over the file once. A native search call costs about as much as
+ * scanning a few KB, so a scan makes about one per object: `obj`, which finds each object's
+ * `endobj` (past its stream data) and the headers that do not follow an `endobj` at once; `stream`
+ * only for objects whose stream data holds the letters `obj`.
+ */
+class ScanSearches {
+  private readonly bj: NextOccurrence;
+  private readonly stream: NextOccurrence;
+  private readonly endobj: NextOccurrence;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    buffer: Buffer,
+    work: ScanWork,
+  ) {
+    this.bj = new NextOccurrence(buffer, BJ, work);
+    this.stream = new NextOccurrence(buffer, STREAM_KEYWORD, work);
+    this.endobj = new NextOccurrence(buffer, ENDOBJ_KEYWORD, work);
+  }
+
+  /**
+   * The next `obj` at or after `from`, or -1. Searched as `bj`: a search stops at each byte equal
+   * to the needle's first, and `o` is far more common than `b` in dictionaries and text.
+   */
+  objKeyword(from: number): number {
+    for (let at = this.bj.from(from + 1); at >= 0; at = this.bj.from(at + 1)) if (this.bytes[at - 1] === 111) return at - 1;
+    return -1;
+  }
+
+  /** The next `stream` keyword (not the tail of `endstream`, not inside a word) at or after `from`, or -1. */
+  streamKeyword(from: number): number {
+    const bytes = this.bytes;
+    for (let at = this.stream.from(from); at >= 0; at = this.stream.from(at + 1)) {
+      const before = bytes[at - 1];
+      if ((before === undefined || WHITE[before] || before === CH_GT) && isTokenEnd(bytes, at + 6)) return at;
+    }
+    return -1;
+  }
+
+  /** Where stream data from `data` ends: at the next `endstream`, else at `endobj`, else at the file's end. */
+  dataEnd(data: number): number {
+    const bytes = this.bytes;
+    for (let at = this.stream.from(data); at >= 0; at = this.stream.from(at + 1)) {
+      if (at - 3 >= data && bytes[at - 3] === 101 && bytes[at - 2] === 110 && bytes[at - 1] === 100) return at - 3;
+    }
+    const endobj = this.endobj.from(data);
+    return endobj >= 0 ? endobj : bytes.length;
+  }
+}
+
+const STREAM_KEYWORD = Buffer.from('stream', 'latin1');
+const BJ = Buffer.from('bj', 'latin1');
+
+/**
+ * Steps over an object from `body` (just past its `obj`) to where the scan for the next header
+ * goes on. The next `obj` found is nearly always this object's `endobj`, after any stream data
+ * (`endstream endobj`): the scan goes on past it. Otherwise (an object without `endobj`, or stream
+ * data holding the letters `obj`) the stream keyword tells: the data is stepped over to its
+ * `endstream`; without one, the scan goes on from the body. /Length is not read (it is often an
+ * indirect object further on): stream data holding `endstream` or `endobj` is taken to end there.
+ */
+function skipObjectBody(bytes: Uint8Array, body: number, searches: ScanSearches): number {
+  const next = searches.objKeyword(body);
+  if (next < 0) return bytes.length;
+  if (next - 3 >= body && startsWith(bytes, next - 3, 'end')) return next + 3;
+  const value = skipWhite(bytes, body);
+  if (bytes[value] !== CH_LT || bytes[value + 1] !== CH_LT) return body;
+  const keyword = searches.streamKeyword(value);
+  if (keyword < 0 || keyword > next) return body;
+  const end = searches.dataEnd(keyword + 6);
+  if (!startsWith(bytes, end, 'endstream')) return end;
+  const endobj = skipWhite(bytes, end + 9);
+  return startsWith(bytes, endobj, 'endobj') ? endobj + 6 : end + 9;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The structure check
 
 /**
@@ -624,7 +1092,9 @@ export function inspectPdf(bytes: Uint8Array): PdfStructure {
     }
     const read = readSection(bytes, at);
     if ('damage' in read) {
-      damage.push(read.damage);
+      // An object that is not an xref stream: the offset named is the one the file gives.
+      const offTarget = read.damage.kind === 'startxref-off-target';
+      damage.push(!offTarget ? read.damage : first ? { kind: 'startxref-off-target', offset: next } : { kind: 'prev-off-target', offset: next });
       break;
     }
     sections.push(...read.sections);
@@ -707,26 +1177,59 @@ function sampleEntries(sections: XrefSection[], xref: XrefIndex): { object: numb
 /**
  * The content stream object numbers of each page, in page order: at most `limit` pages, and only
  * as far as `budget` bytes of object streams (where modern files keep page dictionaries) inflate.
+ * Objects are found through the cross-reference data or, when it is unusable, by scanning the file.
  */
-export function pageContentObjects(structure: PdfStructure, limit: number, budget = Infinity): number[][] {
+export function pageContentObjects(bytes: Uint8Array, structure: PdfStructure, limit: number, budget = Infinity): number[][] {
+  const objects = fileObjects(bytes, structure, budget);
+  return objects ? pageContents(objects.lookup, objects.catalog, limit, objects.inflatedBefore + budget) : [];
+}
+
+interface FileObjects {
+  lookup: ObjectLookup;
+  catalog: PdfValue | undefined;
+  encrypted: boolean;
+  /** `lookup.inflatedBytes` before the catalog was read: what this use of the lookup has spent since. */
+  inflatedBefore: number;
+}
+
+/**
+ * How objects are found in the file, and its catalog: through the cross-reference data or, when it
+ * is unusable, a scan of the file (a fresh one each call: the structure holds no scan, and damaged
+ * files are rare). Undefined when the file has no header or no trailer.
+ */
+function fileObjects(bytes: Uint8Array, structure: PdfStructure, budget: number): FileObjects | undefined {
   const { xref, trailer } = structure;
-  if (!xref || !trailer) return [];
-  const catalog = xref.resolve(trailer.get('Root'));
+  if (xref) {
+    if (!trailer) return undefined;
+    const inflatedBefore = xref.inflatedBytes;
+    return { lookup: xref, catalog: xref.resolve(trailer.get('Root')), encrypted: structure.encrypted, inflatedBefore };
+  }
+  if (structure.headerOffset < 0) return undefined;
+  const found = scanObjects(bytes);
+  if (!found.complete) return undefined;
+  const scanned = new ScanIndex(bytes, found, budget);
+  const { catalog, encrypted } = scanned.root();
+  return { lookup: scanned, catalog, encrypted: encrypted || structure.encrypted, inflatedBefore: 0 };
+}
+
+function pageContents(lookup: ObjectLookup, catalog: PdfValue | undefined, limit: number, budget: number): number[][] {
   const root = catalog instanceof Map ? catalog.get('Pages') : undefined;
   const pages: number[][] = [];
   const visited = new Set<number>();
+  // Kids that lead nowhere still cost a lookup each: a tree may not visit many more nodes than pages.
+  const maxNodes = 2 * limit + 256;
   const walk = (node: PdfValue | undefined, depth: number): void => {
-    if (pages.length >= limit || xref.inflatedBytes > budget || depth > MAX_DEPTH || !isRef(node) || visited.has(node.num)) return;
+    if (pages.length >= limit || visited.size >= maxNodes || lookup.inflatedBytes > budget || depth > MAX_DEPTH || !isRef(node) || visited.has(node.num)) return;
     visited.add(node.num);
-    const dict = xref.object(node.num);
+    const dict = lookup.object(node.num);
     if (!(dict instanceof Map)) return;
-    const kids = xref.resolve(dict.get('Kids'));
+    const kids = lookup.resolve(dict.get('Kids'));
     if (dict.get('Type') === '/Pages' || (Array.isArray(kids) && dict.get('Type') !== '/Page')) {
       if (Array.isArray(kids)) for (const kid of kids) walk(kid, depth + 1);
       return;
     }
     const contents = dict.get('Contents');
-    const listed = isRef(contents) ? xref.object(contents.num) : undefined;
+    const listed = isRef(contents) ? lookup.object(contents.num) : undefined;
     // /Contents is a stream or an array of streams, the array itself possibly indirect.
     const refs = Array.isArray(listed) ? listed : Array.isArray(contents) ? contents : [contents];
     pages.push(refs.filter(isRef).map((r) => r.num));
@@ -737,31 +1240,38 @@ export function pageContentObjects(structure: PdfStructure, limit: number, budge
 
 /**
  * Inflates the FlateDecode content streams of the given pages (0-based, in the order given) until
- * `budget` encoded bytes (plus a set-up charge per stream) are spent, and reports the streams zlib rejects. Skipped for encrypted
- * files (their streams are ciphertext) and when the cross-reference data is unusable.
+ * `budget` encoded bytes (plus a set-up charge per stream) are spent, and reports the streams zlib
+ * rejects. Objects are found through the cross-reference data or, when it is damaged, by scanning
+ * the file as PDFium does when it rebuilds it. Skipped for encrypted files (their streams are
+ * ciphertext). Never throws: what was found before an unforeseen failure is returned.
  */
 export function checkContentStreams(bytes: Uint8Array, structure: PdfStructure, pageOrder: readonly number[], budget: number): StreamDamage[] {
-  if (structure.encrypted || !structure.xref || pageOrder.length === 0) return [];
-  const xref = structure.xref;
-  const before = xref.inflatedBytes;
-  const lastPage = pageOrder.reduce((m, p) => Math.max(m, p), 0);
-  const contents = pageContentObjects(structure, lastPage + 1, before + budget);
   const damage: StreamDamage[] = [];
-  const checked = new Set<number>();
-  let spent = xref.inflatedBytes - before;
-  for (const page of pageOrder) {
-    for (const num of contents[page] ?? []) {
-      if (checked.has(num)) continue;
-      checked.add(num);
-      const at = xref.offsetOf(num);
-      const stream = at === undefined ? undefined : readStream(bytes, at, xref);
-      if (!stream || !isFlateOnly(stream.dict)) continue;
-      const cost = stream.data.length + STREAM_OVERHEAD;
-      if (spent + cost > budget) return damage;
-      spent += cost;
-      const failure = inflateFailure(stream.data);
-      if (failure) damage.push({ page, object: num, ...failure });
+  if (structure.encrypted || pageOrder.length === 0) return damage;
+  try {
+    const objects = fileObjects(bytes, structure, budget);
+    if (!objects || objects.encrypted) return damage;
+    const { lookup, catalog, inflatedBefore } = objects;
+    const lastPage = pageOrder.reduce((m, p) => Math.max(m, p), 0);
+    const contents = pageContents(lookup, catalog, lastPage + 1, inflatedBefore + budget);
+    const checked = new Set<number>();
+    let spent = lookup.inflatedBytes - inflatedBefore;
+    for (const page of pageOrder) {
+      for (const num of contents[page] ?? []) {
+        if (checked.has(num)) continue;
+        checked.add(num);
+        const at = lookup.offsetOf(num);
+        const stream = at === undefined ? undefined : readStream(bytes, at, lookup);
+        if (!stream || !isFlateOnly(stream.dict)) continue;
+        const cost = stream.data.length + STREAM_OVERHEAD;
+        if (spent + cost > budget) return damage;
+        spent += cost;
+        const failure = inflateFailure(stream.data);
+        if (failure) damage.push({ page, object: num, ...failure });
+      }
     }
+  } catch {
+    // Reading a damaged file's objects can fail in ways not foreseen; the check is best effort.
   }
   return damage;
 }
@@ -801,12 +1311,7 @@ export function streamCheckBudget(size: number): number {
 export function damageWarnings(bytes: Uint8Array, structure: PdfStructure, pageChars: readonly number[]): string[] {
   const empty = pageChars.flatMap((chars, page) => (chars === 0 ? [page] : []));
   const order = [...empty, ...pageChars.flatMap((chars, page) => (chars === 0 ? [] : [page]))];
-  let streams: StreamDamage[] = [];
-  try {
-    streams = checkContentStreams(bytes, structure, order, streamCheckBudget(bytes.length));
-  } catch {
-    // Reading a damaged file's objects can fail in ways not foreseen; a check never fails the parse.
-  }
+  const streams = checkContentStreams(bytes, structure, order, streamCheckBudget(bytes.length));
   return [...structureWarnings(structure, empty), ...streamWarnings(streams)];
 }
 

@@ -64,13 +64,26 @@ function runChars(run: Run, chars: PageChars, consumed: Uint8Array): number[] {
   return out;
 }
 
-/** Every character of `small` (the run with fewer) fits a gap between the other's characters. */
+/**
+ * Every character of `small` (the run with fewer) fits a gap between the other's characters. The
+ * other run's characters, sorted by left edge, do not overlap one another: a character of `small`
+ * can only collide with the ones next to where its left edge falls (binary search, not all pairs).
+ */
 function fitsBetween(a: number[], b: number[], chars: PageChars): boolean {
   const [small, large] = a.length <= b.length ? [a, b] : [b, a];
   const { x0, x1 } = chars;
+  const sorted = large.slice().sort((i, j) => x0[i]! - x0[j]!);
   for (const i of small) {
     const width = Math.max(0.1, x1[i]! - x0[i]!);
-    for (const j of large) {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (x0[sorted[mid]!]! < x0[i]!) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = Math.max(0, lo - 2); k < Math.min(sorted.length, lo + 2); k++) {
+      const j = sorted[k]!;
       const overlap = Math.min(x1[i]!, x1[j]!) - Math.max(x0[i]!, x0[j]!);
       if (overlap > FIT_OVERLAP * Math.min(width, Math.max(0.1, x1[j]! - x0[j]!))) return false;
     }

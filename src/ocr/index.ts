@@ -6,8 +6,9 @@ import { cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, 
 import { estimateTextDirection, rotateByAngle } from './orientation.js';
 import { decodeImage, downscale, encodePnm, rotateQuarter, upscale, whitenTints, type Raster } from './raster.js';
 import { eraseRules, findRasterRules, scaleRules } from './rulings.js';
-import { parseTsv, type TsvPage } from './tsv.js';
-import type { OcrEngineName, OcrOptions, OcrPage } from './types.js';
+import { rereadCells, suspectCells, withoutWords } from './tables.js';
+import { median, parseTsv, type TsvPage } from './tsv.js';
+import type { OcrBlock, OcrEngineName, OcrOptions, OcrPage, OcrWord } from './types.js';
 
 export type { OcrBlock, OcrBox, OcrEngineName, OcrLine, OcrOptions, OcrPage, OcrWord } from './types.js';
 export type { Raster } from './raster.js';
@@ -40,10 +41,29 @@ const SMALL_TEXT_CONFIDENCE = 90;
 /** Small print is enlarged only while the enlarged image stays within MAX_SIDE. */
 const ENLARGE = 2;
 
-/** One reading of the upright image: the words, the rules found on it, and the enlargement the words were read at. */
+/**
+ * Table cells are read again as one block of text each (Tesseract's mode 6, all cells of a page
+ * stacked into one image).
+ */
+const CELL_PSM = 6;
+/** Chinese, Japanese and Korean models: mixed with a Latin one, they misread a letter as a glyph now and then. */
+const CJK_LANG = /^(chi_|jpn|kor)/;
+/** Han, kana, Hangul, CJK punctuation. */
+const CJK_CHARS = '\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\u3000-\\u303f';
+const CJK_TEXT = new RegExp(`[${CJK_CHARS}]`, 'u');
+const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'gu');
+const CJK_GLYPHS = new RegExp(`^[${CJK_CHARS}]{1,2}$`, 'u');
+const LETTER = /\p{L}/gu;
+/** A page whose letters are less than this share CJK is written in its Latin language. */
+const CJK_SHARE = 0.05;
+/** On such a page, a CJK glyph (or two) alone between Latin words and read below this confidence is a misread speck. */
+const STRAY_CONFIDENCE = 80;
+
+/** One reading of the upright image: the words, the rules found on it, the cleaned image read and the enlargement the words were read at. */
 interface Reading {
   page: TsvPage;
   rules: PageRules;
+  image: Raster;
   enlarged: number;
 }
 
@@ -127,9 +147,9 @@ export async function ocrRaster(source: Raster, options: OcrOptions = {}): Promi
   const factor = reductionFactor(source, options.dpi);
   const image = downscale(source, factor);
   const dpi = options.dpi ? options.dpi / factor : undefined;
-  const run = async (img: Raster, runDpi: number | undefined): Promise<TsvPage> => {
-    const request: RecognizeRequest = { image: encodePnm(img), lang, psm, ...(runDpi && { dpi: runDpi }) };
-    return parseTsv(engine === 'tesseract-cli' ? await recognizeWithCli(request) : await recognizeWithJs(request, codes));
+  const run = async (img: Raster, runDpi: number | undefined, runPsm = psm, runLang = lang): Promise<TsvPage> => {
+    const request: RecognizeRequest = { image: encodePnm(img), lang: runLang, psm: runPsm, ...(runDpi && { dpi: runDpi }) };
+    return parseTsv(engine === 'tesseract-cli' ? await recognizeWithCli(request) : await recognizeWithJs(request, splitLangs(runLang)));
   };
 
   // Rules are found on the upright image that is read, so they share the words' frame; erased
@@ -139,12 +159,12 @@ export async function ocrRaster(source: Raster, options: OcrOptions = {}): Promi
     const rules = findRasterRules(img);
     const clean = whitenTints(eraseRules(img, rules));
     const page = await run(clean, dpi);
-    if (!isSmallPrint(page, clean)) return { page, rules, enlarged: 1 };
+    if (!isSmallPrint(page, clean)) return { page, rules, image: clean, enlarged: 1 };
     const enlarged = await run(upscale(clean, ENLARGE), dpi && dpi * ENLARGE);
     // Some scripts read worse enlarged (small Chinese: confidence 78 -> 51, as more but wrong Latin
     // words): the enlarged reading must be both more confident and score better.
     const better = enlarged.confidence > page.confidence && readingScore(enlarged) > readingScore(page);
-    return better ? { page: enlarged, rules, enlarged: ENLARGE } : { page, rules, enlarged: 1 };
+    return better ? { page: enlarged, rules, image: clean, enlarged: ENLARGE } : { page, rules, image: clean, enlarged: 1 };
   };
 
   const direction = detect ? estimateTextDirection(image) : undefined;
@@ -180,7 +200,84 @@ export async function ocrRaster(source: Raster, options: OcrOptions = {}): Promi
       reading = await read(best.img);
     }
   }
+  const latin = latinLanguages(codes, reading.page.blocks);
+  reading.page.blocks = await rereadTableCells(reading, latin, async (stack) => {
+    // The CLI loads its models on every run, so leaving the CJK ones out costs nothing; tesseract.js
+    // would reload its worker twice per page.
+    const cellLang = latin && engine === 'tesseract-cli' ? latin : lang;
+    const page = await run(upscale(stack, reading.enlarged), dpi && dpi * reading.enlarged, CELL_PSM, cellLang);
+    if (reading.enlarged !== 1) scaleWords(page.blocks, 1 / reading.enlarged);
+    return page;
+  });
+  if (latin) reading.page.blocks = dropStrayGlyphs(reading.page.blocks);
   return finish(reading.page, best.angle, factor / reading.enlarged, source, engine, lang, scaleRules(reading.rules, factor));
+}
+
+/**
+ * Ruled-table cells that read poorly (`suspectCells`) read again, each on its own: a multi-line
+ * header cell beside one-line cells is otherwise read as lines across the row ("Disability pans
+ * Category"). On a Latin page read with a CJK model too, a CJK glyph in a cell is a misread letter.
+ */
+async function rereadTableCells(reading: Reading, latin: string | undefined, read: (stack: Raster) => Promise<TsvPage>): Promise<OcrBlock[]> {
+  const blocks = reading.page.blocks;
+  const bodySize = bodyWordSize(blocks);
+  const foreign = latin ? (word: OcrWord): boolean => CJK_TEXT.test(word.text) : undefined;
+  const cells = suspectCells(blocks, bodySize, scaleRules(reading.rules, reading.enlarged), foreign);
+  if (cells.length === 0) return blocks;
+  return (await rereadCells(blocks, cells, reading.image, reading.enlarged, bodySize, read)).blocks;
+}
+
+/** The median line height over the words (the page's body text), in the words' pixels. */
+function bodyWordSize(blocks: readonly OcrBlock[]): number {
+  return median(blocks.flatMap((b) => b.lines.flatMap((l) => l.words.map(() => Math.round(l.size)))));
+}
+
+/**
+ * The Latin (non-CJK) languages of a set that mixes both, when the page is written in them (under
+ * CJK_SHARE of its letters CJK); undefined otherwise.
+ */
+function latinLanguages(codes: readonly string[], blocks: readonly OcrBlock[]): string | undefined {
+  const others = codes.filter((c) => !CJK_LANG.test(c));
+  if (others.length === 0 || others.length === codes.length) return undefined;
+  let letters = 0;
+  let cjk = 0;
+  for (const block of blocks) {
+    letters += block.text.match(LETTER)?.length ?? 0;
+    cjk += block.text.match(CJK_ALL)?.length ?? 0;
+  }
+  return letters > 0 && cjk < CJK_SHARE * letters ? others.join('+') : undefined;
+}
+
+/**
+ * Drops CJK words of one or two glyphs read below STRAY_CONFIDENCE with no CJK word beside them:
+ * on a Latin page, specks a CJK model made of Latin ink.
+ */
+export function dropStrayGlyphs(blocks: readonly OcrBlock[]): OcrBlock[] {
+  const stray = new Set<OcrWord>();
+  for (const block of blocks) {
+    for (const line of block.lines) {
+      line.words.forEach((word, i) => {
+        if (word.conf >= STRAY_CONFIDENCE || !CJK_GLYPHS.test(word.text)) return;
+        const before = line.words[i - 1];
+        const after = line.words[i + 1];
+        if ((before && CJK_TEXT.test(before.text)) || (after && CJK_TEXT.test(after.text))) return;
+        stray.add(word);
+      });
+    }
+  }
+  if (stray.size === 0) return [...blocks];
+  return blocks.map((b) => withoutWords(b, stray)).filter((b): b is OcrBlock => b !== undefined);
+}
+
+function scaleWords(blocks: readonly OcrBlock[], factor: number): void {
+  for (const block of blocks) {
+    scaleBox(block.bbox, factor);
+    for (const line of block.lines) {
+      scaleBox(line.bbox, factor);
+      line.size *= factor;
+      for (const word of line.words) scaleBox(word.bbox, factor);
+    }
+  }
 }
 
 /** Text in lines too short for Tesseract to read well, that did read poorly, on an image small enough to enlarge. */
@@ -232,16 +329,7 @@ function reductionFactor(image: Raster, dpi: number | undefined): number {
 
 /** Scales boxes back by the reduction (enlargement) factor and fills in the page's engine, frame and rules. */
 function finish(page: TsvPage, angle: number, factor: number, source: Raster, engine: OcrEngineName, lang: string, rules?: PageRules): OcrPage {
-  if (factor !== 1) {
-    for (const block of page.blocks) {
-      scaleBox(block.bbox, factor);
-      for (const line of block.lines) {
-        scaleBox(line.bbox, factor);
-        line.size *= factor;
-        for (const word of line.words) scaleBox(word.bbox, factor);
-      }
-    }
-  }
+  if (factor !== 1) scaleWords(page.blocks, factor);
   return {
     width: page.width * factor,
     height: page.height * factor,

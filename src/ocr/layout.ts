@@ -58,14 +58,16 @@ export function ocrBoxToSource(box: OcrBox, page: OcrPage): OcrBox {
 export function ocrPageToElements(page: OcrPage, pageNumber: number, scale: number, rules?: PageRules): ElementDraft[] {
   const blocks = page.blocks.filter(isReadable);
   const bodySize = bodyLineSize(blocks);
-  const headingLevels = headingLevelBySize(blocks, bodySize);
   const toBox = (box: OcrBox): BBox => {
     const src = ocrBoxToSource(box, page);
     return { x0: round2(src.x0 * scale), y0: round2(src.y0 * scale), x1: round2(src.x1 * scale), y1: round2(src.y1 * scale) };
   };
   const elements: ElementDraft[] = [];
   const { tables, used } = findOcrTables(blocks, bodySize, rules);
-  for (const item of placeTables(blocks, tables, used)) {
+  const items = placeTables(blocks, tables, used);
+  // Heading levels rank the text's sizes: a table's cells are no headings and must not shift them.
+  const headingLevels = headingLevelBySize(items.flatMap((item) => (item.type === 'block' ? [item.block] : [])), bodySize);
+  for (const item of items) {
     if (item.type === 'block') pushText(elements, item.block, pageNumber, toBox, bodySize, headingLevels);
     else {
       const table = { rows: item.table.rows, headerRows: item.table.headerRows };

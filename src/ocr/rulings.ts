@@ -207,3 +207,113 @@ function eraseAcross(image: Raster, y: number, centre: number, reach: number): v
 function luma(d: Uint8Array, at: number, channels: number): number {
   return channels === 1 ? d[at]! : (d[at]! * 77 + d[at + 1]! * 150 + d[at + 2]! * 29) >> 8;
 }
+
+/** A gray piece of an image and where its top-left pixel sits in the image. */
+export interface Crop {
+  raster: Raster;
+  x: number;
+  y: number;
+}
+
+/** A pixel row or column of a cell this full of ink is a rule (or what is left of an erased one), not text. */
+const RULE_FILL = 0.9;
+/** A line with less ink than this share is blank (specks of a scan). */
+const SPECKS = 0.02;
+
+/**
+ * The ink of one table cell, gray, cut out of `image` (pixel box, e.g. between the cell's rules):
+ * rows and columns that are mostly ink (the rules themselves) are whitened and the rest trimmed to
+ * the ink. Undefined when the cell holds no ink.
+ */
+export function cropCell(image: Raster, box: { x0: number; y0: number; x1: number; y1: number }): Crop | undefined {
+  const x0 = Math.max(0, Math.floor(box.x0));
+  const y0 = Math.max(0, Math.floor(box.y0));
+  const w = Math.min(image.width, Math.ceil(box.x1)) - x0;
+  const h = Math.min(image.height, Math.ceil(box.y1)) - y0;
+  if (w < 2 || h < 2) return undefined;
+  const n = image.channels;
+  const data = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const src = ((y0 + y) * image.width + x0) * n;
+    for (let x = 0; x < w; x++) data[y * w + x] = luma(image.data, src + x * n, n);
+  }
+  const rowInk = new Uint32Array(h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (data[y * w + x]! < INK_LUMA) rowInk[y]!++;
+  const fullRow = Uint8Array.from(rowInk, (ink) => (ink >= RULE_FILL * w ? 1 : 0));
+  // Columns are measured between the horizontal rules, which would otherwise fill every column a little.
+  const colInk = new Uint32Array(w);
+  let openRows = 0;
+  for (let y = 0; y < h; y++) {
+    if (fullRow[y]) continue;
+    openRows++;
+    for (let x = 0; x < w; x++) if (data[y * w + x]! < INK_LUMA) colInk[x]!++;
+  }
+  const fullCol = Uint8Array.from(colInk, (ink) => (openRows > 0 && ink >= RULE_FILL * openRows ? 1 : 0));
+  // Ink off the rules: the stub of a vertical rule poking past a horizontal one is no text.
+  const rowText = new Uint32Array(h);
+  const colText = new Uint32Array(w);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (data[y * w + x]! >= INK_LUMA) continue;
+      if (!fullCol[x]) rowText[y]!++;
+      if (!fullRow[y]) colText[x]!++;
+    }
+  }
+  const rows = [...edgeRules(fullRow, rowText, w, 1), ...edgeRules(fullRow, rowText, w, -1)];
+  const cols = [...edgeRules(fullCol, colText, h, 1), ...edgeRules(fullCol, colText, h, -1)];
+  for (const y of rows) data.fill(255, y * w, (y + 1) * w);
+  for (const x of cols) for (let y = 0; y < h; y++) data[y * w + x] = 255;
+  let top = h;
+  let bottom = -1;
+  let left = w;
+  let right = -1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (data[y * w + x]! >= INK_LUMA) continue;
+      if (y < top) top = y;
+      bottom = y;
+      if (x < left) left = x;
+      if (x > right) right = x;
+    }
+  }
+  if (bottom < 0) return undefined;
+  const cw = right - left + 1;
+  const ch = bottom - top + 1;
+  const trimmed = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++) trimmed.set(data.subarray((top + y) * w + left, (top + y) * w + left + cw), y * cw);
+  return { raster: { width: cw, height: ch, channels: 1, data: trimmed }, x: x0 + left, y: y0 + top };
+}
+
+/**
+ * The rows (columns) of rules met walking in from one edge of a cell (`step` 1 from the start, -1
+ * from the end), up to the first line with text on it: lines nearly all ink (`full`), and the
+ * anti-aliased fringe next to them. Only rules at the edge go, so a letter stem as tall as a
+ * tight cell is kept. `text`: each line's ink off the rules across it.
+ */
+function edgeRules(full: Uint8Array, text: Uint32Array, across: number, step: 1 | -1): number[] {
+  const out: number[] = [];
+  const isFull = (i: number): boolean => i >= 0 && i < full.length && full[i] === 1;
+  for (let i = step === 1 ? 0 : full.length - 1; i >= 0 && i < full.length; i += step) {
+    if (isFull(i) || isFull(i + step)) out.push(i);
+    else if (text[i]! > SPECKS * across) break;
+  }
+  return out;
+}
+
+/**
+ * Crops stacked top to bottom on white, `gap` pixels apart and from the edges, so one OCR run
+ * reads them all; `at[i]` is the top-left of crop i in the stack.
+ */
+export function stackCrops(crops: readonly Raster[], gap: number): { raster: Raster; at: { x: number; y: number }[] } {
+  const width = Math.max(...crops.map((c) => c.width)) + 2 * gap;
+  const height = crops.reduce((sum, c) => sum + c.height + gap, gap);
+  const data = new Uint8Array(width * height).fill(255);
+  const at: { x: number; y: number }[] = [];
+  let top = gap;
+  for (const crop of crops) {
+    for (let y = 0; y < crop.height; y++) data.set(crop.data.subarray(y * crop.width, (y + 1) * crop.width), (top + y) * width + gap);
+    at.push({ x: gap, y: top });
+    top += crop.height + gap;
+  }
+  return { raster: { width, height, channels: 1, data }, at };
+}

@@ -4,7 +4,10 @@ import type { PageRules, Rule } from '../pdf/rulings.js';
 import type { Run } from '../pdf/runs.js';
 import { findRuledTables, type RuledTable } from '../pdf/tables-ruled.js';
 import { findUnruledTables } from '../pdf/tables-unruled.js';
-import { joinLines, joinWords } from './tsv.js';
+import { joinLines, joinWords, median } from './tsv.js';
+import type { Raster } from './raster.js';
+import { cropCell, stackCrops, type Crop } from './rulings.js';
+import type { TsvPage } from './tsv.js';
 import type { OcrBlock, OcrBox, OcrLine, OcrWord } from './types.js';
 
 /**
@@ -42,12 +45,7 @@ const LINE_SLACK = 0.25;
 const RULE_GLYPHS = /^[|¦]+|[|¦]+$/g;
 
 export function findOcrTables(blocks: readonly OcrBlock[], bodySize: number, rules?: PageRules): { tables: OcrTable[]; used: Set<OcrWord> } {
-  const words: OcrWord[] = [];
-  const sizes: number[] = [];
-  for (const block of blocks) for (const line of block.lines) for (const word of line.words) {
-    words.push(word);
-    sizes.push(line.size);
-  }
+  const { words, sizes } = pageWords(blocks);
   const used = new Set<OcrWord>();
   const tables: OcrTable[] = [];
   if (words.length === 0 || bodySize <= 0) return { tables, used };
@@ -56,6 +54,17 @@ export function findOcrTables(blocks: readonly OcrBlock[], bodySize: number, rul
   for (const table of unruledTables(blocks, unit, used)) tables.push(table);
   tables.sort((a, b) => a.bbox.y0 - b.bbox.y0);
   return { tables, used };
+}
+
+/** Every word of the page, with the size of the line it is on. */
+function pageWords(blocks: readonly OcrBlock[]): { words: OcrWord[]; sizes: number[] } {
+  const words: OcrWord[] = [];
+  const sizes: number[] = [];
+  for (const block of blocks) for (const line of block.lines) for (const word of line.words) {
+    words.push(word);
+    sizes.push(line.size);
+  }
+  return { words, sizes };
 }
 
 /**
@@ -78,11 +87,10 @@ function scaleRule(r: Rule, unit: number): Rule {
   return { x0: r.x0 * unit, y0: r.y0 * unit, x1: r.x1 * unit, y1: r.y1 * unit };
 }
 
-function ruledTables(words: readonly OcrWord[], sizes: readonly number[], unit: number, rules: PageRules, used: Set<OcrWord>): OcrTable[] {
-  if (rules.horizontal.length < 2 || rules.vertical.length < 2) return [];
+/** The words as "characters" for the text layer's grid builder (it reads only boxes and sizes), in grid units. */
+function wordChars(words: readonly OcrWord[], sizes: readonly number[], unit: number): PageChars {
   const n = words.length;
-  // Each word is one "character" to the grid builder: it reads only boxes and sizes.
-  const chars: PageChars = {
+  return {
     count: n,
     code: new Uint32Array(n),
     x0: Float32Array.from(words, (w) => w.bbox.x0 * unit),
@@ -94,26 +102,40 @@ function ruledTables(words: readonly OcrWord[], sizes: readonly number[], unit: 
     flags: new Uint8Array(n),
     dir: new Uint8Array(n),
   };
+}
+
+/** The ruled grids the words and rules make (grid units), with the row breaks a booktabs table does not draw. */
+function ruledGrids(words: readonly OcrWord[], sizes: readonly number[], unit: number, rules: PageRules): RuledTable[] {
+  if (rules.horizontal.length < 2 || rules.vertical.length < 2) return [];
+  const chars = wordChars(words, sizes, unit);
   const scaled = { horizontal: rules.horizontal.map((r) => scaleRule(r, unit)), vertical: rules.vertical.map((r) => scaleRule(r, unit)) };
-  let found = findRuledTables(scaled, chars);
+  const found = findRuledTables(scaled, chars);
   const breaks = found.flatMap((ruled) => rowBreaks(ruled, words, unit));
-  if (breaks.length > 0) found = findRuledTables({ horizontal: [...scaled.horizontal, ...breaks], vertical: scaled.vertical }, chars);
+  return breaks.length === 0 ? found : findRuledTables({ horizontal: [...scaled.horizontal, ...breaks], vertical: scaled.vertical }, chars);
+}
+
+function ruledTables(words: readonly OcrWord[], sizes: readonly number[], unit: number, rules: PageRules, used: Set<OcrWord>): OcrTable[] {
   const out: OcrTable[] = [];
-  for (const ruled of found) {
-    const grid: TableCell[][] = Array.from({ length: ruled.ys.length - 1 }, () => Array.from({ length: ruled.xs.length - 1 }, () => ({ text: '' })));
-    for (const cell of ruled.cells) {
-      const text = cellText(cell.chars.map((i) => words[i]!));
-      const out: TableCell = { text };
-      if (cell.rowSpan > 1) out.rowSpan = cell.rowSpan;
-      if (cell.colSpan > 1) out.colSpan = cell.colSpan;
-      grid[cell.row]![cell.col] = out;
-    }
-    const table = ruledGrid(grid, ruled);
+  for (const ruled of ruledGrids(words, sizes, unit, rules)) {
+    const table = tableRows(ruled, words);
     if (!table) continue;
     for (const cell of ruled.cells) for (const i of cell.chars) used.add(words[i]!);
     out.push({ bbox: unscale(ruled, unit), rows: table, headerRows: headerRowCount(table) });
   }
   return out;
+}
+
+/** The grid's cells as table rows, or undefined when it is no table (see ruledGrid). */
+function tableRows(ruled: RuledTable, words: readonly OcrWord[]): TableCell[][] | undefined {
+  const grid: TableCell[][] = Array.from({ length: ruled.ys.length - 1 }, () => Array.from({ length: ruled.xs.length - 1 }, () => ({ text: '' })));
+  for (const cell of ruled.cells) {
+    const text = cellText(cell.chars.map((i) => words[i]!));
+    const out: TableCell = { text };
+    if (cell.rowSpan > 1) out.rowSpan = cell.rowSpan;
+    if (cell.colSpan > 1) out.colSpan = cell.colSpan;
+    grid[cell.row]![cell.col] = out;
+  }
+  return ruledGrid(grid, ruled);
 }
 
 /**
@@ -133,9 +155,20 @@ function rowBreaks(ruled: RuledTable, words: readonly OcrWord[], unit: number): 
     if (!first || first.chars.length < 2) continue;
     const bands = lineBands(first.chars.map((i) => words[i]!));
     if (bands.length < 2) continue;
+    // The nearest line whose (slackened) extent holds the word's centre: tall boxes of small print overlap the next line.
     const bandOf = (word: OcrWord): number => {
       const cy = (word.bbox.y0 + word.bbox.y1) / 2;
-      return bands.findIndex((b) => cy >= b.y0 - LINE_SLACK * (b.y1 - b.y0) && cy <= b.y1 + LINE_SLACK * (b.y1 - b.y0));
+      let best = -1;
+      let bestDistance = Infinity;
+      bands.forEach((b, i) => {
+        const slack = LINE_SLACK * (b.y1 - b.y0);
+        const distance = Math.abs(cy - (b.y0 + b.y1) / 2);
+        if (cy >= b.y0 - slack && cy <= b.y1 + slack && distance < bestDistance) {
+          best = i;
+          bestDistance = distance;
+        }
+      });
+      return best;
     };
     const columns = bands.map(() => new Set<number>());
     let aligned = true;
@@ -320,4 +353,198 @@ function remainingLine(line: OcrLine, used: ReadonlySet<OcrWord>): OcrLine | und
 
 function withLines(block: OcrBlock, lines: OcrLine[]): OcrBlock {
   return { text: joinLines(lines.map((l) => l.text)), bbox: boundsOf(lines.map((l) => l.bbox)), lines, block: block.block };
+}
+
+/** A cell with a word Tesseract believes less than this is read again on its own. */
+const CELL_CONFIDENCE = 80;
+/**
+ * Two words of a cell whose heights overlap by more than the first and less than the second share
+ * are neither on one line nor on two: Tesseract read the cell's lines across the neighbouring cells
+ * (a multi-line cell beside a one-line one) and stretched a word over two of them.
+ */
+const STRADDLE = [0.2, 0.6] as const;
+/** Two word boxes overlapping this much (both ways) are one piece of ink read twice. */
+const DUPLICATE = 0.3;
+/** A word reaching this share of its size past the cell's rules was read across them. */
+const OVERHANG = 0.25;
+/** A broken cell's new reading is taken when its words average at least this confidence. */
+const REREAD_CONFIDENCE = 60;
+/** Another cell's new reading must score this much better (a point or two is noise: "[18]" -> "[18"). */
+const REREAD_GAIN = 5;
+
+/** A ruled-table cell whose words read poorly, to be read again cut out on its own. */
+export interface SuspectCell {
+  /** The cell between its rules, in the words' pixels. */
+  box: OcrBox;
+  words: OcrWord[];
+  /** The words are misplaced (lines read across, a word read twice or over a rule, a glyph of the wrong script): any clean reading is better. */
+  broken: boolean;
+}
+
+/**
+ * The cells of the page's ruled tables that read poorly: a word below CELL_CONFIDENCE, or broken
+ * (see SuspectCell), or no word at all (a tint or a rule that hid the text). `foreign` says that a
+ * word is in a script the page is not written in (a Chinese glyph in an English table).
+ */
+export function suspectCells(blocks: readonly OcrBlock[], bodySize: number, rules: PageRules, foreign?: (word: OcrWord) => boolean): SuspectCell[] {
+  const { words, sizes } = pageWords(blocks);
+  if (words.length === 0 || bodySize <= 0) return [];
+  const unit = NORMAL_SIZE / bodySize;
+  const out: SuspectCell[] = [];
+  for (const ruled of ruledGrids(words, sizes, unit, textSizedRules(rules, bodySize))) {
+    // Only tables: a frame around a page of columns read as one block would lose the columns.
+    if (!tableRows(ruled, words)) continue;
+    for (const cell of ruled.cells) {
+      const box = unscale({ x0: ruled.xs[cell.col]!, x1: ruled.xs[cell.col + cell.colSpan]!, y0: ruled.ys[cell.row]!, y1: ruled.ys[cell.row + cell.rowSpan]! }, unit);
+      // Slivers between double rules hold nothing to read.
+      if (box.x1 - box.x0 < SLIVER / unit || box.y1 - box.y0 < SLIVER / unit) continue;
+      const cellWords = cell.chars.map((i) => words[i]!);
+      const broken = cellWords.some((w) => foreign?.(w) || overhangs(w.bbox, box)) || misplaced(cellWords);
+      if (broken || cellWords.length === 0 || cellWords.some((w) => w.conf < CELL_CONFIDENCE)) out.push({ box, words: cellWords, broken });
+    }
+  }
+  return out;
+}
+
+function overhangs(word: OcrBox, cell: OcrBox): boolean {
+  const h = OVERHANG * (word.y1 - word.y0);
+  const w = OVERHANG * (word.x1 - word.x0);
+  return word.y0 < cell.y0 - h || word.y1 > cell.y1 + h || word.x0 < cell.x0 - w || word.x1 > cell.x1 + w;
+}
+
+/** Two words of the cell half on one line, or one read twice. */
+function misplaced(words: readonly OcrWord[]): boolean {
+  for (let i = 0; i < words.length; i++) {
+    const a = words[i]!.bbox;
+    for (let j = i + 1; j < words.length; j++) {
+      const b = words[j]!.bbox;
+      const height = Math.min(a.y1 - a.y0, b.y1 - b.y0);
+      const yOverlap = (Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0)) / height;
+      if (yOverlap > STRADDLE[0] && yOverlap < STRADDLE[1]) return true;
+      const xOverlap = (Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) / Math.min(a.x1 - a.x0, b.x1 - b.x0);
+      if (xOverlap > DUPLICATE && yOverlap > DUPLICATE) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Reads the suspect cells again, each cut out between its rules with the rules whitened, all
+ * stacked into one image for ONE more OCR run (`read`, a mode for a block of text; its words come
+ * back in the stack's pixels): a cell on its own has no neighbours to read its lines across. The
+ * stack holds at most the image's own area. `image` is what the words were read from, `scale`
+ * the words' pixels per image pixel. A cell's new words replace the old ones when the old were
+ * broken (and the new read at REREAD_CONFIDENCE or better) or the new read REREAD_GAIN better; they become a
+ * paragraph of their own after the one that held the cell's first word. Returns the page's paragraphs, and
+ * how many cells changed.
+ */
+export async function rereadCells(
+  blocks: readonly OcrBlock[],
+  cells: readonly SuspectCell[],
+  image: Raster,
+  scale: number,
+  bodySize: number,
+  read: (stack: Raster) => Promise<TsvPage>,
+): Promise<{ blocks: OcrBlock[]; changed: number }> {
+  const crops: { cell: SuspectCell; crop: Crop }[] = [];
+  let area = 0;
+  for (const cell of cells) {
+    const crop = cropCell(image, { x0: cell.box.x0 / scale, y0: cell.box.y0 / scale, x1: cell.box.x1 / scale, y1: cell.box.y1 / scale });
+    if (!crop) continue;
+    area += crop.raster.width * crop.raster.height;
+    if (area > image.width * image.height) break;
+    crops.push({ cell, crop });
+  }
+  if (crops.length === 0) return { blocks: [...blocks], changed: 0 };
+  // A line's height of white between cells keeps their lines apart.
+  const gap = Math.max(16, Math.round(bodySize / scale));
+  const stack = stackCrops(crops.map((c) => c.crop.raster), gap);
+  const page = await read(stack.raster);
+  const lines: OcrLine[][] = crops.map(() => []);
+  for (const block of page.blocks) {
+    for (const line of block.lines) {
+      const bySlot = new Map<number, OcrWord[]>();
+      for (const word of line.words) {
+        const cy = (word.bbox.y0 + word.bbox.y1) / 2;
+        const slot = stack.at.findIndex((at, i) => cy >= at.y - gap / 2 && cy < at.y + crops[i]!.crop.raster.height + gap / 2);
+        if (slot < 0) continue;
+        const { crop } = crops[slot]!;
+        const at = stack.at[slot]!;
+        const bbox = {
+          x0: (word.bbox.x0 - at.x + crop.x) * scale,
+          y0: (word.bbox.y0 - at.y + crop.y) * scale,
+          x1: (word.bbox.x1 - at.x + crop.x) * scale,
+          y1: (word.bbox.y1 - at.y + crop.y) * scale,
+        };
+        let list = bySlot.get(slot);
+        if (!list) bySlot.set(slot, (list = []));
+        list.push({ text: word.text, bbox, conf: word.conf });
+      }
+      for (const [slot, words] of bySlot) lines[slot]!.push(lineOf(words));
+    }
+  }
+  const replaced = new Set<OcrWord>();
+  const added = new Map<OcrWord | undefined, OcrLine[]>();
+  let changed = 0;
+  crops.forEach(({ cell }, i) => {
+    const newWords = lines[i]!.flatMap((l) => l.words);
+    if (newWords.length === 0) return;
+    const accept = cell.broken
+      ? meanConfidence(newWords) >= REREAD_CONFIDENCE
+      : readingScore(newWords) >= (cell.words.length === 0 ? CELL_CONFIDENCE : readingScore(cell.words) + REREAD_GAIN);
+    if (!accept) return;
+    changed++;
+    for (const word of cell.words) replaced.add(word);
+    const first = cell.words[0];
+    added.set(first, [...(added.get(first) ?? []), ...lines[i]!]);
+  });
+  if (changed === 0) return { blocks: [...blocks], changed };
+  const out: OcrBlock[] = [];
+  let lastBlock = 0;
+  for (const block of blocks) {
+    lastBlock = Math.max(lastBlock, block.block);
+    const kept = withoutWords(block, replaced);
+    if (kept) out.push(kept);
+    for (const line of block.lines) {
+      for (const word of line.words) {
+        const cellLines = added.get(word);
+        if (cellLines) out.push(blockOf(cellLines, block.block));
+      }
+    }
+  }
+  // Cells that held no word go last: the table is placed by the cells that did.
+  const empty = added.get(undefined);
+  if (empty) out.push(blockOf(empty, lastBlock + 1));
+  return { blocks: out, changed };
+}
+
+function lineOf(words: OcrWord[]): OcrLine {
+  return { text: joinWords(words.map((w) => w.text)), bbox: boundsOf(words.map((w) => w.bbox)), words, size: median(words.map((w) => w.bbox.y1 - w.bbox.y0)) };
+}
+
+function blockOf(lines: OcrLine[], block: number): OcrBlock {
+  return { text: joinLines(lines.map((l) => l.text)), bbox: boundsOf(lines.map((l) => l.bbox)), lines, block };
+}
+
+function meanConfidence(words: readonly OcrWord[]): number {
+  return words.reduce((sum, w) => sum + w.conf, 0) / words.length;
+}
+
+/** Confidence weighted by word length, so one confident speck does not outweigh a misread word. */
+function readingScore(words: readonly OcrWord[]): number {
+  let weighted = 0;
+  let chars = 0;
+  for (const word of words) {
+    const n = Math.min(word.text.length, 12);
+    weighted += word.conf * n;
+    chars += n;
+  }
+  return chars === 0 ? 0 : weighted / chars;
+}
+
+/** The paragraph without the given words (its lines rebuilt), or undefined when none is left. */
+export function withoutWords(block: OcrBlock, drop: ReadonlySet<OcrWord>): OcrBlock | undefined {
+  if (!block.lines.some((line) => line.words.some((w) => drop.has(w)))) return block;
+  const lines = block.lines.map((line) => remainingLine(line, drop)).filter((l): l is OcrLine => l !== undefined);
+  return lines.length === 0 ? undefined : withLines(block, lines);
 }

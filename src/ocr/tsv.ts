@@ -110,7 +110,10 @@ export function joinWords(tokens: readonly string[]): string {
   return out;
 }
 
-/** Joins a paragraph's lines: "exam-" + "ple" -> "example", CJK lines without a space, others with one. */
+/** A slash ending a line right after a letter or digit. */
+const SLASH_END = /[\p{L}\p{N}]\/$/u;
+
+/** Joins a paragraph's lines: "exam-" + "ple" -> "example", `and/` + `or` -> `and/or`, CJK lines without a space, others with one. */
 export function joinLines(lines: readonly string[]): string {
   let out = '';
   for (const line of lines) {
@@ -118,6 +121,9 @@ export function joinLines(lines: readonly string[]): string {
       out = line;
     } else if (LATIN_HYPHEN_END.test(out) && LOWER_START.test(line)) {
       out = out.slice(0, -1) + line;
+    } else if (SLASH_END.test(out)) {
+      // A line broken after a slash inside a word (`Incomplete/` + `Terminated`, a URL) joins as is.
+      out += line;
     } else {
       out += (isCjk(out[out.length - 1]!) && isCjk(line[0]!) ? '' : ' ') + line;
     }

@@ -15,7 +15,16 @@ export function joinText(before: string, after: string): string {
     return before.slice(0, -1) + after;
   }
   if (end === 0x2d || end === 0x2010) return before + after;
+  // An en dash joining numbers or codes (`FAA–2020–` + `0686`, `1990–` + `2000`); a spaced one is punctuation.
+  if (end === 0x2013 && before.length >= 2 && before.charCodeAt(before.length - 2) !== 0x20) return before + after;
+  // Broken after a slash inside a word or URL (`and/` + `or`, `https://` + `host/path`).
+  if (end === 0x2f && before.length >= 2 && isWordOrSlash(before.charCodeAt(before.length - 2))) return before + after;
   return needsSpace(end, start) ? `${before} ${after}` : before + after;
+}
+
+/** A Latin letter, digit or slash: what comes before a slash that breaks a word or URL across lines. */
+function isWordOrSlash(code: number): boolean {
+  return isWordChar(code) || code === 0x2f || code > 0x7f;
 }
 
 /**

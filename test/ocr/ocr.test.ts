@@ -125,6 +125,8 @@ describe('tsv and layout', () => {
     expect(page.blocks[1]!.lines[0]!.size).toBe(20);
     expect(joinWords(['中文', '识别', 'OCR', '结果'])).toBe('中文识别 OCR 结果');
     expect(joinLines(['第一行', '第二行'])).toBe('第一行第二行');
+    expect(joinLines(['Ballots Incomplete/', 'Terminated'])).toBe('Ballots Incomplete/Terminated');
+    expect(joinLines(['either A /', 'B'])).toBe('either A / B');
   });
 
   test('elements: heading by size, list item, aligned columns as a table, boxes scaled', () => {

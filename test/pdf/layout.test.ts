@@ -79,6 +79,11 @@ describe('text joining', () => {
     expect(joinText('the state-of-the-', 'Art')).toBe('the state-of-the-Art');
     expect(joinText('737–8 and 737-', '9 airplanes')).toBe('737–8 and 737-9 airplanes');
     expect(joinText('中文文本', '继续')).toBe('中文文本继续');
+    expect(joinText('see https://example.org/', 'docs/start')).toBe('see https://example.org/docs/start');
+    expect(joinText('either A /', 'B')).toBe('either A / B');
+    expect(joinText('/* note */', '*/')).toBe('/* note */ */');
+    expect(joinText('Docket No. FAA–2020–', '0686; or')).toBe('Docket No. FAA–2020–0686; or');
+    expect(joinText('the result –', 'as expected')).toBe('the result – as expected');
     expect(joinText('end of line', 'next line')).toBe('end of line next line');
   });
 });

@@ -55,19 +55,17 @@ const MIN_WRAPS = 3;
 /** Gap (ems) after wrapped lines from which a page's text counts as widely spaced (1.5x, double). */
 const WIDE_SPACING_EMS = 0.6;
 
-/** Right edge of the text measure for each left edge (rounded): where a line that wrapped ends. */
+/**
+ * Right edge of the text measure for each left edge (rounded): where a line that wrapped ends, the
+ * rightmost end of the lines starting there (a line running past the measure only makes the others
+ * look short: fewer joins, never more).
+ */
 function measureEdges(lines: readonly Line[]): Map<number, number> {
-  const ends = new Map<number, number[]>();
+  const edges = new Map<number, number>();
   for (const line of lines) {
     const key = Math.round(line.x0 / EDGE_STEP);
-    const list = ends.get(key) ?? [];
-    list.push(line.x1);
-    ends.set(key, list);
-  }
-  const edges = new Map<number, number>();
-  for (const [key, list] of ends) {
-    list.sort((a, b) => a - b);
-    edges.set(key, list[Math.floor(0.9 * (list.length - 1))]!);
+    const edge = edges.get(key);
+    if (edge === undefined || line.x1 > edge) edges.set(key, line.x1);
   }
   return edges;
 }
@@ -88,6 +86,10 @@ function wrapped(line: Line, edges: Map<number, number>): boolean {
  * lines wrapped to tell.
  */
 export function wrapLineGap(lines: readonly Line[]): number {
+  // Most pages are set at single spacing: too few wide gaps for a wide median, nothing to measure.
+  let wide = 0;
+  for (let i = 0; i + 1 < lines.length; i++) if (lines[i + 1]!.y0 - lines[i]!.y1 > WIDE_SPACING_EMS * lines[i]!.size) wide++;
+  if (wide < MIN_WRAPS) return 0;
   const edges = measureEdges(lines);
   const gaps: number[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {

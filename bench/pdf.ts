@@ -10,11 +10,12 @@
  * (start-up included) less what spawning a no-op process (`true`) costs this Node process.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printTable } from './inputs.js';
+import { allocUtf8, loadEngine, openDocument } from '../src/pdf/engine.js';
 import { pdfParser } from '../src/parsers/pdf.js';
 
 const corpusDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'corpus', 'pdf');
@@ -162,6 +163,83 @@ export async function main(): Promise<void> {
     rows,
   );
   if (!poppler) console.log('\npdftotext not installed (Debian poppler-utils): its column is n/a.');
+  memory(poppler);
+}
+
+/** Pages of the long document the memory measurement builds (the issue's 1,000-page file). */
+const LONG_PAGES = 1000;
+const MIB = 1024 * 1024;
+
+/**
+ * A 1,000-page PDF made of tracemonkey.pdf's pages over and over, imported by PDFium in one call (so
+ * its fonts are shared, as in a real book), written once to the temp folder.
+ */
+async function longPdf(): Promise<string> {
+  const path = join(tmpdir(), `groundwork-bench-tracemonkey-${LONG_PAGES}.pdf`);
+  if (existsSync(path)) return path;
+  const engine = await loadEngine();
+  const raw = engine.raw;
+  const source = openDocument(engine, new Uint8Array(readFileSync(join(corpusDir, 'tracemonkey.pdf'))), undefined);
+  const ranges: string[] = [];
+  for (let n = 0; n < LONG_PAGES; n += source.pageCount) ranges.push(`1-${Math.min(source.pageCount, LONG_PAGES - n)}`);
+  const dest = raw.FPDF_CreateNewDocument!();
+  const range = allocUtf8(engine, ranges.join(','));
+  const writer = raw.PDFiumExt_OpenFileWriter!();
+  try {
+    if (!raw.FPDF_ImportPages!(dest, source.handle, range, 0) || !raw.PDFiumExt_SaveAsCopy!(dest, writer)) throw new Error('PDFium could not build the long PDF');
+    const size = raw.PDFiumExt_GetFileWriterSize!(writer);
+    const buffer = engine.malloc(size);
+    raw.PDFiumExt_GetFileWriterData!(writer, buffer, size);
+    writeFileSync(path, engine.heap().HEAPU8.slice(buffer, buffer + size));
+    engine.free(buffer);
+  } finally {
+    raw.PDFiumExt_CloseFileWriter!(writer);
+    engine.free(range);
+    raw.FPDF_CloseDocument!(dest);
+    source.close();
+  }
+  return path;
+}
+
+interface MemoryRun {
+  pages: number;
+  elements: number;
+  seconds: number;
+  rssBefore: number;
+  rssPeak: number;
+}
+
+/** Peak RSS of `parse()` on a short and a 1,000-page PDF, each in a fresh process running the built package. */
+async function memory(poppler: boolean): Promise<void> {
+  const child = fileURLToPath(new URL('./children/pdf-memory.mjs', import.meta.url));
+  if (!existsSync(new URL('../dist/index.js', import.meta.url))) {
+    console.log('\nbench/pdf memory: the built package is missing (npm run build); skipped');
+    return;
+  }
+  const files = [join(corpusDir, 'tracemonkey.pdf'), await longPdf()];
+  const rows: (string | number)[][] = [];
+  for (const file of files) {
+    const out = spawnSync(process.execPath, [child, file], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (out.status !== 0) throw new Error(`pdf-memory child failed: ${out.stderr}`);
+    const run = JSON.parse(out.stdout) as MemoryRun;
+    const popplerPeak = poppler && existsSync('/usr/bin/time') ? spawnSync('/usr/bin/time', ['-f', '%M', 'pdftotext', '-enc', 'UTF-8', file, '/dev/null'], { encoding: 'utf8' }).stderr.trim().split(/\s+/).pop() : undefined;
+    rows.push([
+      `${file.endsWith('tracemonkey.pdf') ? 'tracemonkey.pdf' : `tracemonkey x ${(LONG_PAGES / 14).toFixed(1)}`} (${run.pages})`,
+      `${(readFileSync(file).length / MIB).toFixed(1)}`,
+      run.elements,
+      run.seconds.toFixed(2),
+      (run.pages / run.seconds).toFixed(0),
+      (run.rssBefore / MIB).toFixed(0),
+      (run.rssPeak / MIB).toFixed(0),
+      ((run.rssPeak - run.rssBefore) / MIB).toFixed(0),
+      popplerPeak ? (Number(popplerPeak) / 1024).toFixed(0) : 'n/a',
+    ]);
+  }
+  printTable(
+    `PDF memory: peak RSS of parse() (whole analysis, page workers on) in a fresh process on the built package, a short file and a ${LONG_PAGES}-page one`,
+    ['file (pages)', 'MB', 'elements', 's', 'pages/s', 'RSS before, MB', 'peak RSS, MB', 'peak - before, MB', 'pdftotext peak RSS, MB'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

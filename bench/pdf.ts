@@ -1,7 +1,8 @@
 /**
  * PDF parsing speed: pages/s of `parse()` with full layout analysis (reading order, structure,
  * furniture, tables) beside poppler's `pdftotext` (spawned, when installed) and pdfjs-dist text
- * extraction, measured in the same run. Run: node --import tsx bench/pdf.ts
+ * extraction, measured in the same run, then the peak memory of a 1,000-page parse.
+ * Run: node --import tsx bench/pdf.ts (GW_BENCH_SKIP=speed or memory runs only the other part)
  *
  * Fair by construction: every tool opens and extracts the same file from bytes already read (the
  * file is in the page cache for pdftotext), every tool is warmed up first (page workers and their
@@ -121,6 +122,12 @@ export async function main(): Promise<void> {
     return;
   }
   const poppler = hasPdftotext();
+  if (process.env.GW_BENCH_SKIP !== 'speed') await speed(poppler);
+  if (process.env.GW_BENCH_SKIP !== 'memory') await memory(poppler);
+}
+
+/** Pages/s of parse() beside pdftotext and pdfjs-dist, in interleaved rounds. */
+async function speed(poppler: boolean): Promise<void> {
   const cores = availableParallelism();
   const rows: (string | number)[][] = [];
   for (const file of FILES) {
@@ -163,7 +170,6 @@ export async function main(): Promise<void> {
     rows,
   );
   if (!poppler) console.log('\npdftotext not installed (Debian poppler-utils): its column is n/a.');
-  memory(poppler);
 }
 
 /** Pages of the long document the memory measurement builds (the issue's 1,000-page file). */
@@ -171,11 +177,12 @@ const LONG_PAGES = 1000;
 const MIB = 1024 * 1024;
 
 /**
- * A 1,000-page PDF made of tracemonkey.pdf's pages over and over, imported by PDFium in one call (so
- * its fonts are shared, as in a real book), written once to the temp folder.
+ * A 1,000-page PDF made of tracemonkey.pdf's pages over and over, written once to the temp folder.
+ * Imported by PDFium in one call, its fonts are shared as in a real book (1 MB); imported 14 pages
+ * per call, every copy carries its own fonts (70 MB): a large file for the same pages.
  */
-async function longPdf(): Promise<string> {
-  const path = join(tmpdir(), `groundwork-bench-tracemonkey-${LONG_PAGES}.pdf`);
+async function longPdf(sharedFonts: boolean): Promise<string> {
+  const path = join(tmpdir(), `groundwork-bench-tracemonkey-${LONG_PAGES}${sharedFonts ? '' : '-unshared'}.pdf`);
   if (existsSync(path)) return path;
   const engine = await loadEngine();
   const raw = engine.raw;
@@ -183,10 +190,15 @@ async function longPdf(): Promise<string> {
   const ranges: string[] = [];
   for (let n = 0; n < LONG_PAGES; n += source.pageCount) ranges.push(`1-${Math.min(source.pageCount, LONG_PAGES - n)}`);
   const dest = raw.FPDF_CreateNewDocument!();
-  const range = allocUtf8(engine, ranges.join(','));
+  const calls = sharedFonts ? [ranges.join(',')] : ranges;
+  const range = allocUtf8(engine, calls.reduce((a, b) => (a.length > b.length ? a : b)));
   const writer = raw.PDFiumExt_OpenFileWriter!();
   try {
-    if (!raw.FPDF_ImportPages!(dest, source.handle, range, 0) || !raw.PDFiumExt_SaveAsCopy!(dest, writer)) throw new Error('PDFium could not build the long PDF');
+    for (const call of calls) {
+      engine.heap().HEAPU8.set(Buffer.from(`${call}\0`, 'utf8'), range);
+      if (!raw.FPDF_ImportPages!(dest, source.handle, range, raw.FPDF_GetPageCount!(dest))) throw new Error('PDFium could not build the long PDF');
+    }
+    if (!raw.PDFiumExt_SaveAsCopy!(dest, writer)) throw new Error('PDFium could not save the long PDF');
     const size = raw.PDFiumExt_GetFileWriterSize!(writer);
     const buffer = engine.malloc(size);
     raw.PDFiumExt_GetFileWriterData!(writer, buffer, size);
@@ -216,28 +228,34 @@ async function memory(poppler: boolean): Promise<void> {
     console.log('\nbench/pdf memory: the built package is missing (npm run build); skipped');
     return;
   }
-  const files = [join(corpusDir, 'tracemonkey.pdf'), await longPdf()];
+  const files = [join(corpusDir, 'tracemonkey.pdf'), await longPdf(true), await longPdf(false)];
+  const workers = Math.max(1, availableParallelism() - 1);
   const rows: (string | number)[][] = [];
   for (const file of files) {
-    const out = spawnSync(process.execPath, [child, file], { encoding: 'utf8', maxBuffer: 1 << 24 });
-    if (out.status !== 0) throw new Error(`pdf-memory child failed: ${out.stderr}`);
-    const run = JSON.parse(out.stdout) as MemoryRun;
+    const run = (threads: number): MemoryRun => {
+      const out = spawnSync(process.execPath, [child, file], { encoding: 'utf8', maxBuffer: 1 << 24, env: { ...process.env, GROUNDWORK_PDF_WORKERS: String(threads) } });
+      if (out.status !== 0) throw new Error(`pdf-memory child failed: ${out.stderr}`);
+      return JSON.parse(out.stdout) as MemoryRun;
+    };
+    const single = run(0);
+    const shared = run(workers);
     const popplerPeak = poppler && existsSync('/usr/bin/time') ? spawnSync('/usr/bin/time', ['-f', '%M', 'pdftotext', '-enc', 'UTF-8', file, '/dev/null'], { encoding: 'utf8' }).stderr.trim().split(/\s+/).pop() : undefined;
+    const label = file.endsWith('tracemonkey.pdf') ? 'tracemonkey.pdf' : `tracemonkey x ${(LONG_PAGES / 14).toFixed(1)}${file.includes('unshared') ? ', fonts per copy' : ''}`;
     rows.push([
-      `${file.endsWith('tracemonkey.pdf') ? 'tracemonkey.pdf' : `tracemonkey x ${(LONG_PAGES / 14).toFixed(1)}`} (${run.pages})`,
-      `${(readFileSync(file).length / MIB).toFixed(1)}`,
-      run.elements,
-      run.seconds.toFixed(2),
-      (run.pages / run.seconds).toFixed(0),
-      (run.rssBefore / MIB).toFixed(0),
-      (run.rssPeak / MIB).toFixed(0),
-      ((run.rssPeak - run.rssBefore) / MIB).toFixed(0),
+      `${label} (${single.pages})`,
+      (readFileSync(file).length / MIB).toFixed(1),
+      single.elements,
+      (single.pages / single.seconds).toFixed(0),
+      (single.rssBefore / MIB).toFixed(0),
+      (single.rssPeak / MIB).toFixed(0),
+      (shared.pages / shared.seconds).toFixed(0),
+      (shared.rssPeak / MIB).toFixed(0),
       popplerPeak ? (Number(popplerPeak) / 1024).toFixed(0) : 'n/a',
     ]);
   }
   printTable(
-    `PDF memory: peak RSS of parse() (whole analysis, page workers on) in a fresh process on the built package, a short file and a ${LONG_PAGES}-page one`,
-    ['file (pages)', 'MB', 'elements', 's', 'pages/s', 'RSS before, MB', 'peak RSS, MB', 'peak - before, MB', 'pdftotext peak RSS, MB'],
+    `PDF memory: peak RSS of parse() (whole analysis) in a fresh process on the built package, one thread and with ${workers} page worker(s), a short file and ${LONG_PAGES}-page ones (fonts shared, and one copy of the fonts per 14 pages)`,
+    ['file (pages)', 'MB', 'elements', 'pages/s, 1 thread', 'RSS before, MB', 'peak RSS, 1 thread, MB', `pages/s, ${workers + 1} threads`, `peak RSS, ${workers + 1} threads, MB`, 'pdftotext peak RSS, MB'],
     rows,
   );
 }

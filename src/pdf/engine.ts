@@ -86,6 +86,11 @@ export interface OpenedDocument {
   /** True when the file carries an encryption dictionary (opened with the user password or an empty one). */
   readonly encrypted: boolean;
   close(): void;
+  /**
+   * Closes the PDFium document and opens it again from the same bytes in the heap (not copied
+   * again): everything PDFium cached for it (fonts, images) is freed. This handle is closed after.
+   */
+  reopen(): OpenedDocument;
 }
 
 /**
@@ -94,11 +99,16 @@ export interface OpenedDocument {
  */
 export function openDocument(engine: Engine, bytes: Uint8Array, password: string | undefined, file?: string): OpenedDocument {
   if (bytes.length === 0) throw new GroundworkError('EMPTY', 'the PDF file is empty (0 bytes)', { file });
-  const { raw } = engine;
   const dataPtr = engine.malloc(bytes.length);
   engine.heap().HEAPU8.set(bytes, dataPtr);
+  return loadFromHeap(engine, dataPtr, bytes.length, password, file);
+}
+
+/** Loads the PDF whose bytes are at `dataPtr` in the heap; the document owns (frees) them. */
+function loadFromHeap(engine: Engine, dataPtr: number, length: number, password: string | undefined, file: string | undefined): OpenedDocument {
+  const { raw } = engine;
   const pwdPtr = password ? allocUtf8(engine, password) : 0;
-  const handle = raw.FPDF_LoadMemDocument64!(dataPtr, bytes.length, pwdPtr);
+  const handle = raw.FPDF_LoadMemDocument64!(dataPtr, length, pwdPtr);
   if (pwdPtr) engine.free(pwdPtr);
   if (!handle) {
     const code = raw.FPDF_GetLastError!();
@@ -121,11 +131,17 @@ export function openDocument(engine: Engine, bytes: Uint8Array, password: string
     raw.FPDF_CloseDocument!(handle);
     engine.free(dataPtr);
   };
+  const reopen = (): OpenedDocument => {
+    if (closed) throw new Error('the document is closed');
+    closed = true;
+    raw.FPDF_CloseDocument!(handle);
+    return loadFromHeap(engine, dataPtr, length, password, file);
+  };
   if (pageCount <= 0) {
     close();
     throw new GroundworkError('CORRUPT', 'the PDF has no readable pages (damaged beyond repair)', { file });
   }
-  return { handle, pageCount, encrypted, close };
+  return { handle, pageCount, encrypted, close, reopen };
 }
 
 export function allocUtf8(engine: Engine, text: string): number {

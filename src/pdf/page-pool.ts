@@ -1,9 +1,9 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { FontTable } from './chars.js';
-import { compiledPdfium, loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
+import { compiledPdfium, loadEngine, openDocument } from './engine.js';
 import type { PageLayout } from './layout.js';
-import { analyseOne } from './page-range.js';
+import { PageReader } from './page-range.js';
 import { startWorker } from '../util/worker.js';
 
 const PAGE_WORKER_MARK = 'groundwork-pdf-pages';
@@ -94,14 +94,19 @@ export interface PageSource {
  * pages. This thread never waits for a worker that read no page (one still starting, one busy with
  * another document); pages of a failed worker are read here.
  */
-export async function analysePages(engine: Engine, doc: OpenedDocument, source: PageSource, workers: number, warnings: string[]): Promise<PageLayout[]> {
-  const count = doc.pageCount;
+export async function analysePages(reader: PageReader, source: PageSource, workers: number, warnings: string[]): Promise<PageLayout[]> {
+  const count = reader.document.pageCount;
   const fonts = new FontTable();
   if (workers === 0) {
     const pages: PageLayout[] = [];
-    for (let i = 0; i < count; i++) pages.push(analyseOne(engine, doc, i, fonts, warnings));
+    for (let i = 0; i < count; i++) pages.push(reader.read(i, fonts, warnings));
     return pages;
   }
+  return analyseShared(reader, count, source, workers, fonts, warnings);
+}
+
+/** `analysePages` with page workers: this thread reads from `reader` while the workers read their copies. */
+async function analyseShared(reader: PageReader, count: number, source: PageSource, workers: number, fonts: FontTable, warnings: string[]): Promise<PageLayout[]> {
   const ranges = splitPages(count, workers + 1);
   const bytes = new Uint8Array(new SharedArrayBuffer(source.bytes.length));
   bytes.set(source.bytes);
@@ -110,12 +115,12 @@ export async function analysePages(engine: Engine, doc: OpenedDocument, source: 
   const shares = Array.from({ length: workers }, (_, k) => pool.run({ bytes, ranges, range: k + 1, ...password }, false));
   const pages = new Array<PageLayout | undefined>(count);
   const found: PageWarning[] = [];
-  let read = readPages(engine, doc, ranges, 0, fonts, pages, found);
+  let read = readPages(reader, ranges, 0, fonts, pages, found);
   if (read < count) read += await collect(shares, pages, found, fonts, count - read);
   // Pages a failed worker had taken.
   for (let i = 0; i < count && read < count; i++) {
     if (pages[i]) continue;
-    pages[i] = analyseWarned(engine, doc, i, fonts, found);
+    pages[i] = analyseWarned(reader, i, fonts, found);
     read++;
   }
   found.sort((a, b) => a.page - b.page);
@@ -180,18 +185,18 @@ function endOf(range: bigint): number {
 }
 
 /** Reads the pages this thread takes (owning range `own`) into `pages`; returns how many. */
-function readPages(engine: Engine, doc: OpenedDocument, ranges: BigInt64Array, own: number, fonts: FontTable, pages: (PageLayout | undefined)[], warnings: PageWarning[]): number {
+function readPages(reader: PageReader, ranges: BigInt64Array, own: number, fonts: FontTable, pages: (PageLayout | undefined)[], warnings: PageWarning[]): number {
   let read = 0;
   for (let i = takePage(ranges, own); i >= 0; i = takePage(ranges, own)) {
-    pages[i] = analyseWarned(engine, doc, i, fonts, warnings);
+    pages[i] = analyseWarned(reader, i, fonts, warnings);
     read++;
   }
   return read;
 }
 
-function analyseWarned(engine: Engine, doc: OpenedDocument, index: number, fonts: FontTable, warnings: PageWarning[]): PageLayout {
+function analyseWarned(reader: PageReader, index: number, fonts: FontTable, warnings: PageWarning[]): PageLayout {
   const texts: string[] = [];
-  const page = analyseOne(engine, doc, index, fonts, texts);
+  const page = reader.read(index, fonts, texts);
   for (const text of texts) warnings.push({ page: index, text });
   return page;
 }
@@ -235,15 +240,15 @@ export async function analyseClaimed(task: PageClaimTask): Promise<PageClaimResu
     // Every page taken already (the other threads were quicker): no need to open the document.
     const page = takePage(task.ranges, task.range);
     if (page < 0) return empty;
-    const doc = openDocument(engine, task.bytes, task.password);
+    const reader = new PageReader(engine, openDocument(engine, task.bytes, task.password));
     const fonts = new FontTable();
     const pages: (PageLayout | undefined)[] = [];
     const warnings: PageWarning[] = [];
     try {
-      pages[page] = analyseWarned(engine, doc, page, fonts, warnings);
-      readPages(engine, doc, task.ranges, task.range, fonts, pages, warnings);
+      pages[page] = analyseWarned(reader, page, fonts, warnings);
+      readPages(reader, task.ranges, task.range, fonts, pages, warnings);
     } finally {
-      doc.close();
+      reader.close();
     }
     const read = pages.filter((p): p is PageLayout => p !== undefined);
     return { id: task.id, ok: true, pages: read, warnings, fonts: { names: fonts.names, flags: fonts.flags } };

@@ -6,6 +6,7 @@ import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from
 import type { PageItem, PageLayout } from './layout.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
 import { analysePages, pageWorkerCount } from './page-pool.js';
+import { PageReader } from './page-range.js';
 import { ocrToItems, pdfOcr } from './ocr.js';
 import { renderPageGray } from './render.js';
 import { buildStructure } from './structure.js';
@@ -25,13 +26,15 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
   // PDFium repairs damaged files silently: the bytes tell what it had to repair.
   const integrity = inspectPdf(bytes);
   const doc = openChecked(engine, bytes, options, integrity);
+  // The reader owns the document from here: it may swap it for a fresh copy to bound memory.
+  const reader = new PageReader(engine, doc);
   const pages: PageLayout[] = [];
   const warnings: string[] = [];
   let metadata: PdfMetadata;
   try {
     metadata = readMetadata(engine, doc.handle);
     const source = { bytes, password: options.password };
-    for (const page of await analysePages(engine, doc, source, pageWorkerCount(doc.pageCount), warnings)) pages.push(page);
+    for (const page of await analysePages(reader, source, pageWorkerCount(doc.pageCount), warnings)) pages.push(page);
     const pageChars = new Array<number>(doc.pageCount).fill(0);
     for (const page of pages) pageChars[page.index] = page.chars;
     warnings.push(...damageWarnings(bytes, integrity, pageChars));
@@ -39,9 +42,9 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
     if ((doc.encrypted || integrity.encrypted) && totalChars === 0 && !options.password) {
       warnings.push('the PDF is encrypted and yielded no text: if it needs a password, supply it (--password)');
     }
-    await ocrPages(engine, doc, pages, options, warnings);
+    await ocrPages(engine, reader.document, pages, options, warnings);
   } finally {
-    doc.close();
+    reader.close();
   }
   const structure = buildStructure(pages);
   warnings.push(...structure.warnings);

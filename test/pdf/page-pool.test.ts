@@ -4,6 +4,7 @@ import { BOLD, FontTable, ITALIC, MONO } from '../../src/pdf/chars.js';
 import { compiledPdfium, loadEngine, openDocument } from '../../src/pdf/engine.js';
 import type { PageLayout } from '../../src/pdf/layout.js';
 import { analyseClaimed, analysePages, pageWorkerCount, splitPages, takePage } from '../../src/pdf/page-pool.js';
+import { PageReader } from '../../src/pdf/page-range.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
 
 const saved = process.env.GROUNDWORK_PDF_WORKERS;
@@ -74,12 +75,12 @@ function withoutFonts(pages: PageLayout[]): unknown {
 async function pagesOf(file: string, workers: number): Promise<{ pages: PageLayout[]; warnings: string[] }> {
   const bytes = new Uint8Array(readFileSync(corpus('pdf', file)));
   const engine = await loadEngine();
-  const doc = openDocument(engine, bytes, undefined);
+  const reader = new PageReader(engine, openDocument(engine, bytes, undefined));
   const warnings: string[] = [];
   try {
-    return { pages: await analysePages(engine, doc, { bytes }, workers, warnings), warnings };
+    return { pages: await analysePages(reader, { bytes }, workers, warnings), warnings };
   } finally {
-    doc.close();
+    reader.close();
   }
 }
 

@@ -4,7 +4,9 @@ import { firstCode, isLowerLatin, isWordChar, lastCode, needsSpace } from './scr
 /**
  * Joins two pieces of running text: a Latin word broken with a hyphen at the line end is mended
  * (lowercase + '-' at the end, lowercase at the next start: `exam-` + `ple` -> `example`); real
- * compounds broken after their hyphen before a capital or digit keep it; no space between CJK.
+ * compounds broken after their hyphen before a capital or digit keep it, as do codes broken after
+ * an unspaced en dash and words or URLs broken after a slash; otherwise a space where `needsSpace`
+ * wants one (none between CJK, next to wide punctuation, or between curly quotes and CJK).
  */
 export function joinText(before: string, after: string): string {
   if (!before) return after;

@@ -9,6 +9,7 @@ import { eraseRules, findRasterRules, scaleRules } from './rulings.js';
 import { rereadCells, suspectCells, withoutWords } from './tables.js';
 import { median, parseTsv, type TsvPage } from './tsv.js';
 import type { OcrBlock, OcrEngineName, OcrOptions, OcrPage, OcrWord } from './types.js';
+import { findVerticalColumns, rereadVerticalColumns, verticalLanguage, type VerticalReaders } from './vertical.js';
 
 export type { OcrBlock, OcrBox, OcrEngineName, OcrLine, OcrOptions, OcrPage, OcrWord } from './types.js';
 export type { Raster } from './raster.js';
@@ -46,6 +47,10 @@ const ENLARGE = 2;
  * stacked into one image).
  */
 const CELL_PSM = 6;
+/** A vertical text column is read with the `_vert` model as one vertical block (mode 5)... */
+const VERTICAL_PSM = 5;
+/** ...and, with the horizontal model, as its glyphs laid out on one line (mode 7). */
+const LINE_PSM = 7;
 /** Chinese, Japanese and Korean models: mixed with a Latin one, they misread a letter as a glyph now and then. */
 const CJK_LANG = /^(chi_|jpn|kor)/;
 /** Han, kana, Hangul, CJK punctuation. */
@@ -200,6 +205,11 @@ export async function ocrRaster(source: Raster, options: OcrOptions = {}): Promi
       reading = await read(best.img);
     }
   }
+  // Vertical CJK text inside an upright page (a picture's vertical text box); a page turned a quarter
+  // is a rotated scan, read as such.
+  if (detect && Math.round(best.angle / 90) % 4 === 0) {
+    reading.page.blocks = await readVerticalText(reading, codes, engine, (img, runPsm, runLang) => run(img, dpi, runPsm, runLang));
+  }
   const latin = latinLanguages(codes, reading.page.blocks);
   reading.page.blocks = await rereadTableCells(reading, latin, async (stack) => {
     // The CLI loads its models on every run, so leaving the CJK ones out costs nothing; tesseract.js
@@ -225,6 +235,30 @@ async function rereadTableCells(reading: Reading, latin: string | undefined, rea
   const cells = suspectCells(blocks, bodySize, scaleRules(reading.rules, reading.enlarged), foreign);
   if (cells.length === 0) return blocks;
   return (await rereadCells(blocks, cells, reading.image, reading.enlarged, bodySize, read)).blocks;
+}
+
+/**
+ * Columns of vertically stacked CJK glyphs (`findVerticalColumns`) read again: with the language's
+ * `_vert` model (mode 5) when the engine has it, and always as one horizontal line of the column's
+ * glyphs with the horizontal model; the better reading replaces the column's words when it is
+ * clearly better than they are (`rereadVerticalColumns`). Pages without such a column cost one
+ * pass over a reduced copy of the ink and no OCR run.
+ */
+async function readVerticalText(reading: Reading, codes: readonly string[], engine: OcrEngineName, run: (img: Raster, psm: number, lang: string) => Promise<TsvPage>): Promise<OcrBlock[]> {
+  const cjk = codes.find((code) => verticalLanguage(code));
+  if (!cjk) return reading.page.blocks;
+  const columns = findVerticalColumns(reading.image);
+  if (columns.length === 0) return reading.page.blocks;
+  const vertical = verticalLanguage(cjk)!;
+  const hasVertical = engine === 'tesseract-cli' ? (cliLanguages()?.has(vertical) ?? false) : languageFile(vertical) !== undefined;
+  // The CLI loads its models on every run; tesseract.js keeps the page's languages for the line rather than reloading twice.
+  const lineLang = engine === 'tesseract-cli' ? cjk : codes.join('+');
+  const readers: VerticalReaders = {
+    ...(hasVertical && { vertical: (crop: Raster) => run(crop, VERTICAL_PSM, vertical) }),
+    line: (row) => run(row, LINE_PSM, lineLang),
+  };
+  const result = await rereadVerticalColumns(reading.page.blocks, reading.image, reading.enlarged, readers, columns);
+  return result.blocks;
 }
 
 /** The median line height over the words (the page's body text), in the words' pixels. */

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 const require = createRequire(import.meta.url);
 
 export const DEFAULT_OCR_LANG = 'eng+chi_sim';
-const LANG_CODE = /^[a-z]{3}(_[a-z]+)?$/i;
+/** `eng`, `chi_sim`, and the vertical-text models `chi_sim_vert`, `jpn_vert`. */
+const LANG_CODE = /^[a-z]{3}(_[a-z]+){0,2}$/i;
 
 /** 'eng+chi_sim' -> ['eng', 'chi_sim']; throws on anything that is not a Tesseract language code. */
 export function splitLangs(lang: string): string[] {

@@ -71,6 +71,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   let lastX1 = 0;
   let lastCode = 0;
   let lastFlags = 0;
+  // Content index of the run's last character so far (its `end`, set when it is finished).
+  let lastIndex = 0;
   let rtlCount = 0;
   // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
   let runColor = -1;
@@ -84,6 +86,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     }
     run.text = fromCodes(codes);
     run.rtl = rtlCount * 2 > run.chars;
+    run.end = lastIndex;
     if (runColor >= 0 && !mixedColors) run.color = runColor;
     runs.push(run);
     run = undefined;
@@ -120,7 +123,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
         else codes.push(c);
         run.chars++;
         lastCode = c;
-        run.end = i;
+        lastIndex = i;
         continue;
       }
       if (!continues) finish();
@@ -152,7 +155,6 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     }
     codes.push(c);
     run.chars++;
-    run.end = i;
     // Style counts ignore punctuation and symbols (a regular-weight ∗ or † after a bold name).
     if (!isSymbol(c)) {
       if (f & BOLD) run.bold++;
@@ -183,6 +185,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     lastX1 = cx1;
     lastCode = c;
     lastFlags = f;
+    lastIndex = i;
   }
   finish();
   return runs;

@@ -30,7 +30,8 @@ export interface FurnitureResult {
 }
 
 export function isPageNumber(text: string): boolean {
-  const t = text.trim();
+  // NFKC: full-width digits and dashes (`－１－`, `第１页`) as in Chinese and Japanese documents.
+  const t = text.normalize('NFKC').trim();
   return PAGE_NUMBER.test(t) || CJK_PAGE_NUMBER.test(t);
 }
 
@@ -39,7 +40,7 @@ function blockText(block: Block): string {
 }
 
 function repetitionKey(text: string, top: boolean): string {
-  return `${top ? 'T' : 'B'}|${text.toLowerCase().replace(/\d+/g, '#').replace(/\b[ivxlc]{1,6}\b/g, '#').replace(/\s+/g, ' ').trim().replace(/^(?:#\s*)+|(?:\s*#)+$/g, '')}`;
+  return `${top ? 'T' : 'B'}|${text.normalize('NFKC').toLowerCase().replace(/\d+/g, '#').replace(/\b[ivxlc]{1,6}\b/g, '#').replace(/\s+/g, ' ').trim().replace(/^(?:#\s*)+|(?:\s*#)+$/g, '')}`;
 }
 
 export function findFurniture(pages: readonly PageLayout[]): FurnitureResult {

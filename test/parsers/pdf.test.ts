@@ -140,6 +140,9 @@ describe.skipIf(!hasShared)('pdf parser, corpus ground truth', () => {
   test('CJK: no spaces inserted between Chinese characters', async () => {
     const doc = await parseCorpusPdf(corpus('pdf/XiaoBiaoSong.pdf'));
     expect(doc.canonical).toContain('关于红军作战的原则');
+    // Letter-spaced in the file ('关 于 红 军'), read without the spaces; its full-width page number is furniture.
+    expect(doc.canonical).not.toMatch(/关 于/);
+    expect(doc.elements.find((e) => e.text === '１')?.kind).toBe('page-furniture');
     const poem = await parseCorpusPdf(corpus('pdf/poem.pdf'));
     expect(poem.canonical).not.toMatch(/[\u4e00-\u9fff] [\u4e00-\u9fff] [\u4e00-\u9fff]/);
   });

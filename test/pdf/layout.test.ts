@@ -102,7 +102,7 @@ describe('headings and furniture patterns', () => {
   });
 
   test('page numbers alone', () => {
-    for (const t of ['3', 'Page 3 of 12', '- 3 -', '第 3 页 共 12 页', 'xiv', '12 / 40']) expect(isPageNumber(t)).toBe(true);
+    for (const t of ['3', 'Page 3 of 12', '- 3 -', '第 3 页 共 12 页', 'xiv', '12 / 40', '１', '－１２－', '第１页']) expect(isPageNumber(t)).toBe(true);
     for (const t of ['3 Results', 'Page three', 'Introduction']) expect(isPageNumber(t)).toBe(false);
   });
 

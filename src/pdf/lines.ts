@@ -34,7 +34,7 @@ export function buildLines(runs: readonly Run[], ids: readonly number[], region:
   for (const id of sorted) {
     const run = runs[id]!;
     const last = groups[groups.length - 1];
-    if (last && sameLine(last, run)) last.push(run);
+    if (last && sameLine(last[0]!, run)) last.push(run);
     else groups.push([run]);
   }
   return groups.map((group) => toLine(group, region));
@@ -44,10 +44,10 @@ function centerY(run: Run): number {
   return (run.y0 + run.y1) / 2;
 }
 
-function sameLine(group: Run[], run: Run): boolean {
-  const ref = group[0]!;
-  const overlap = Math.min(ref.y1, run.y1) - Math.max(ref.y0, run.y0);
-  return overlap >= 0.6 * Math.min(ref.y1 - ref.y0, run.y1 - run.y0);
+/** Two runs on one line: they overlap by 60% of the lower one's height. */
+export function sameLine(a: Run, b: Run): boolean {
+  const overlap = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+  return overlap >= 0.6 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
 }
 
 function toLine(group: Run[], region: number): Line {

@@ -1,4 +1,5 @@
 import { ROTATED, type PageChars } from './chars.js';
+import { sameLine } from './lines.js';
 import { buildRuns, type Run } from './runs.js';
 
 /**
@@ -44,11 +45,6 @@ export function mergeInterleavedRuns(runs: Run[], chars: PageChars, consumed: Ui
   }
   if (replaced.size === 0) return runs;
   return [...runs.filter((_, i) => !replaced.has(i)), ...added].sort((x, y) => x.order - y.order);
-}
-
-function sameLine(a: Run, b: Run): boolean {
-  const overlap = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
-  return overlap >= 0.6 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
 }
 
 /** The runs' horizontal extents overlap by more than a sliver. */

@@ -16,20 +16,19 @@ export const LIST_MARKER = /^(?:[•◦▪▫●○■□‣⁃∙·\-–*]\s+|\
 
 /**
  * Groups reading-ordered lines into blocks by spacing, font and colour changes, indentation and list
- * markers. `wrapGap` is the page's usual gap after a line that wrapped (see `wrapLineGap`).
+ * markers. `spacing` is the page's line spacing after wrapped lines (see `wrapSpacing`).
  */
-export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number, wrapGap = 0): Block[] {
+export function buildBlocks(lines: readonly Line[], page: number, pageHeight: number, spacing?: WrapSpacing): Block[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
   let gapSum = 0;
   let gapCount = 0;
   const mainColor = mostCommonColor(lines);
-  const rightEdges = wrapGap > 0 ? measureEdges(lines) : undefined;
   for (const line of lines) {
     if (
       current &&
       edgeBand(current.lines[current.lines.length - 1]!, pageHeight) === edgeBand(line, pageHeight) &&
-      (continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined, mainColor) || wrapsOn(current, line, wrapGap, rightEdges, mainColor))
+      (continuesBlock(current, line, gapCount > 0 ? gapSum / gapCount : undefined, mainColor) || (spacing !== undefined && wrapsOn(current, line, spacing, mainColor)))
     ) {
       const prev = current.lines[current.lines.length - 1]!;
       gapSum += line.y0 - prev.y1;
@@ -79,17 +78,23 @@ function wrapped(line: Line, edges: Map<number, number>): boolean {
   return edge !== undefined && edge - line.x0 >= MIN_MEASURE_EMS * line.size && line.x1 >= edge - 2 * line.size;
 }
 
+/** A page's line spacing after wrapped lines: the usual gap (points), and its measures' right edges. */
+export interface WrapSpacing {
+  gap: number;
+  edges: Map<number, number>;
+}
+
 /**
  * The page's usual gap (points) between a line that runs to its measure's right edge (it wrapped)
  * and the line after it: the line spacing of its paragraphs. Double-spaced text (filings, theses,
- * Chinese documents set at 2x) has gaps of a line height or more inside paragraphs; 0 when too few
- * lines wrapped to tell.
+ * Chinese documents set at 2x) has gaps of a line height or more inside paragraphs; undefined when
+ * the page has too few wide gaps or too few lines wrapped to tell.
  */
-export function wrapLineGap(lines: readonly Line[]): number {
+export function wrapSpacing(lines: readonly Line[]): WrapSpacing | undefined {
   // Most pages are set at single spacing: too few wide gaps for a wide median, nothing to measure.
   let wide = 0;
   for (let i = 0; i + 1 < lines.length; i++) if (lines[i + 1]!.y0 - lines[i]!.y1 > WIDE_SPACING_EMS * lines[i]!.size) wide++;
-  if (wide < MIN_WRAPS) return 0;
+  if (wide < MIN_WRAPS) return undefined;
   const edges = measureEdges(lines);
   const gaps: number[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
@@ -100,17 +105,16 @@ export function wrapLineGap(lines: readonly Line[]): number {
     if (gap < -line.size || Math.abs(line.size - next.size) > 0.12 * line.size || Math.abs(line.x0 - next.x0) > 2 * line.size) continue;
     if (wrapped(line, edges)) gaps.push(gap);
   }
-  if (gaps.length < MIN_WRAPS) return 0;
+  if (gaps.length < MIN_WRAPS) return undefined;
   gaps.sort((a, b) => a - b);
-  return gaps[gaps.length >> 1]!;
+  return { gap: gaps[gaps.length >> 1]!, edges };
 }
 
 /**
  * A line after one that ran to the measure's edge, at no more than the page's usual gap after such
  * lines, in the same style: the paragraph goes on, however wide its line spacing.
  */
-function wrapsOn(block: Block, next: Line, wrapGap: number, edges: Map<number, number> | undefined, mainColor: number | undefined): boolean {
-  if (!edges || wrapGap <= 0) return false;
+function wrapsOn(block: Block, next: Line, { gap: wrapGap, edges }: WrapSpacing, mainColor: number | undefined): boolean {
   const prev = block.lines[block.lines.length - 1]!;
   const em = Math.min(prev.size, next.size);
   const gap = next.y0 - prev.y1;

@@ -1,4 +1,4 @@
-import { buildBlocks, wrapLineGap, type Block } from './blocks.js';
+import { buildBlocks, wrapSpacing, type Block } from './blocks.js';
 import { buildLines, type Line } from './lines.js';
 import { readingOrder, type Box } from './order.js';
 import type { PageContent } from './page.js';
@@ -73,9 +73,9 @@ export function analysePage(content: PageContent): PageLayout {
   });
   const pageItems: PageItem[] = [];
   let pending: Line[] = [];
-  const wrapGap = wrapLineGap(sequence.filter((entry): entry is Line => !('rows' in entry)));
+  const spacing = wrapSpacing(sequence.filter((entry): entry is Line => !('rows' in entry)));
   const flush = (): void => {
-    for (const block of buildBlocks(pending, content.index, frame.height, wrapGap)) pageItems.push({ type: 'block', block });
+    for (const block of buildBlocks(pending, content.index, frame.height, spacing)) pageItems.push({ type: 'block', block });
     pending = [];
   };
   for (const entry of sequence) {

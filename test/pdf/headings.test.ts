@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { ElementDraft } from '../../src/document/types.js';
-import { buildBlocks, wrapLineGap, type Block } from '../../src/pdf/blocks.js';
+import { buildBlocks, wrapSpacing, type Block } from '../../src/pdf/blocks.js';
 import { isByline, isLabelText } from '../../src/pdf/headings.js';
 import type { PageLayout } from '../../src/pdf/layout.js';
 import { colorsDiffer, type Line } from '../../src/pdf/lines.js';
@@ -197,18 +197,18 @@ describe('blocks', () => {
     // 12 pt text, lines 30 pt apart; paragraphs of three full lines and a short one, 60 pt apart.
     const paragraph = (y0: number): Line[] => [0, 1, 2].map((i) => line(PROSE, 72, y0 + i * 30, 12)).concat(line('The end.', 72, y0 + 90, 12));
     const lines = [...paragraph(100), ...paragraph(250), ...paragraph(400)];
-    expect(wrapLineGap(lines)).toBe(18);
-    expect(buildBlocks(lines, 0, 792, wrapLineGap(lines)).map((b) => b.lines.length)).toEqual([4, 4, 4]);
+    expect(wrapSpacing(lines)?.gap).toBe(18);
+    expect(buildBlocks(lines, 0, 792, wrapSpacing(lines)).map((b) => b.lines.length)).toEqual([4, 4, 4]);
     // Without the page's wrap gap each line stands alone, as at single spacing.
     expect(buildBlocks(lines, 0, 792)).toHaveLength(12);
   });
 
   test('widely spaced short lines (no line wraps) stay apart; single-spaced text has no wide wrap gap', () => {
     const items = ['Apples', 'Pears', 'Plums', 'Cherries'].map((t, i) => line(t, 72, 100 + i * 30, 12));
-    expect(wrapLineGap(items)).toBe(0);
-    expect(buildBlocks(items, 0, 792, wrapLineGap(items))).toHaveLength(4);
+    expect(wrapSpacing(items)).toBeUndefined();
+    expect(buildBlocks(items, 0, 792, wrapSpacing(items))).toHaveLength(4);
     const single = [0, 1, 2, 3, 4].map((i) => line(PROSE, 72, 100 + i * 13, 12));
-    expect(wrapLineGap(single)).toBeLessThan(2);
+    expect(wrapSpacing(single)).toBeUndefined();
   });
 
   test('an indented first line in a wide paragraph still opens a new block', () => {

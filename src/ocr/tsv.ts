@@ -1,4 +1,5 @@
 import type { OcrBlock, OcrBox, OcrLine, OcrWord } from './types.js';
+import { joinText } from '../pdf/text.js';
 
 /** What Tesseract's TSV output holds for one page, before the engine and rotation are known. */
 export interface TsvPage {
@@ -10,8 +11,6 @@ export interface TsvPage {
 
 // Han, kana, Hangul syllables, CJK punctuation and full-width forms: no space is written between them.
 const CJK_CHAR = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/u;
-const LATIN_HYPHEN_END = /[A-Za-z\u00c0-\u024f]-$/;
-const LOWER_START = /^[a-z\u00df-\u00ff]/;
 
 /**
  * Parses `tesseract ... tsv` output (both engines produce it): levels 1 page, 2 block, 3 paragraph,
@@ -110,24 +109,13 @@ export function joinWords(tokens: readonly string[]): string {
   return out;
 }
 
-/** A slash ending a line right after a letter or digit. */
-const SLASH_END = /[\p{L}\p{N}]\/$/u;
-
-/** Joins a paragraph's lines: "exam-" + "ple" -> "example", `and/` + `or` -> `and/or`, CJK lines without a space, others with one. */
+/**
+ * Joins a paragraph's lines by the rules the PDF text layer's lines are joined by (`joinText`):
+ * "exam-" + "ple" -> "example", `and/` + `or` -> `and/or`, CJK lines without a space, others with one.
+ */
 export function joinLines(lines: readonly string[]): string {
   let out = '';
-  for (const line of lines) {
-    if (out === '') {
-      out = line;
-    } else if (LATIN_HYPHEN_END.test(out) && LOWER_START.test(line)) {
-      out = out.slice(0, -1) + line;
-    } else if (SLASH_END.test(out)) {
-      // A line broken after a slash inside a word (`Incomplete/` + `Terminated`, a URL) joins as is.
-      out += line;
-    } else {
-      out += (isCjk(out[out.length - 1]!) && isCjk(line[0]!) ? '' : ' ') + line;
-    }
-  }
+  for (const line of lines) out = joinText(out, line);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { GroundworkError } from '../errors.js';
 import type { PageRules } from '../pdf/rulings.js';
 import { recognizeWithCli, type RecognizeRequest } from './engine-cli.js';
 import { closeJsWorker, recognizeWithJs } from './engine-js.js';
-import { cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, tesseractJsInstalled } from './languages.js';
+import { CJK_ALL, CJK_CHARS, CJK_TEXT, cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, tesseractJsInstalled } from './languages.js';
 import { estimateTextDirection, rotateByAngle } from './orientation.js';
 import { decodeImage, downscale, encodePnm, rotateQuarter, upscale, whitenTints, type Raster } from './raster.js';
 import { eraseRules, findRasterRules, scaleRules } from './rulings.js';
@@ -53,10 +53,7 @@ const VERTICAL_PSM = 5;
 const LINE_PSM = 7;
 /** Chinese, Japanese and Korean models: mixed with a Latin one, they misread a letter as a glyph now and then. */
 const CJK_LANG = /^(chi_|jpn|kor)/;
-/** Han, kana, Hangul, CJK punctuation. */
-const CJK_CHARS = '\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\u3000-\\u303f';
-const CJK_TEXT = new RegExp(`[${CJK_CHARS}]`, 'u');
-const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'gu');
+/** One or two CJK glyphs and nothing else. */
 const CJK_GLYPHS = new RegExp(`^[${CJK_CHARS}]{1,2}$`, 'u');
 const LETTER = /\p{L}/gu;
 /** A page whose letters are less than this share CJK is written in its Latin language. */

@@ -80,3 +80,10 @@ export function installHint(codes: readonly string[]): string {
   const apt = codes.map((c) => `tesseract-ocr-${c.replace(/_/g, '-').toLowerCase()}`).join(' ');
   return `install the language data: \`npm install ${npm}\`, or \`apt-get install ${apt}\` for the tesseract CLI, or put <lang>.traineddata in a folder named by $GROUNDWORK_TESSDATA`;
 }
+
+/** Han, kana, Hangul and CJK punctuation, as a regular-expression character-class body. */
+export const CJK_CHARS = '\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\u3000-\\u303f';
+/** Text with a CJK glyph in it. */
+export const CJK_TEXT = new RegExp(`[${CJK_CHARS}]`, 'u');
+/** Every CJK glyph of a text (`match(CJK_ALL)?.length` counts them). */
+export const CJK_ALL = new RegExp(`[${CJK_CHARS}]`, 'gu');

@@ -1,5 +1,6 @@
 import { otsuThreshold } from './orientation.js';
 import { downscale, toGray, upscale, type Raster } from './raster.js';
+import { CJK_ALL, CJK_TEXT } from './languages.js';
 import { withoutWords } from './tables.js';
 import { joinWords, type TsvPage } from './tsv.js';
 import type { OcrBlock, OcrBox, OcrLine, OcrWord } from './types.js';
@@ -52,9 +53,7 @@ const READ_EM = 40;
 /** Gap between glyphs laid out side by side, in ems. */
 const ROW_GAP = 0.15;
 
-const CJK_CHAR = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f]/u;
 const HAS_VERTICAL_MODEL = /^(chi_sim|chi_tra|jpn|kor)$/;
-const CJK_ALL = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f]/gu;
 
 interface Component {
   x0: number;
@@ -411,7 +410,7 @@ async function bestReading(image: Raster, column: VerticalColumn, readers: Verti
   candidates.push({ words: lineWords, score: score(lineWords), source: 'line' });
   let best: ColumnReading | undefined;
   for (const candidate of candidates) {
-    if (!candidate.words.some((w) => CJK_CHAR.test(w.text))) continue;
+    if (!candidate.words.some((w) => CJK_TEXT.test(w.text))) continue;
     if (!best || candidate.score > best.score) best = candidate;
   }
   return best;

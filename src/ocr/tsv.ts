@@ -1,4 +1,5 @@
 import type { OcrBlock, OcrBox, OcrLine, OcrWord } from './types.js';
+import { firstCode, lastCode, needsSpace } from '../pdf/script.js';
 import { joinText } from '../pdf/text.js';
 
 /** What Tesseract's TSV output holds for one page, before the engine and rotation are known. */
@@ -10,7 +11,6 @@ export interface TsvPage {
 }
 
 // Han, kana, Hangul syllables, CJK punctuation and full-width forms: no space is written between them.
-const CJK_CHAR = /[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]/u;
 
 /**
  * Parses `tesseract ... tsv` output (both engines produce it): levels 1 page, 2 block, 3 paragraph,
@@ -99,12 +99,15 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Joins tokens with spaces, except between two CJK characters (Tesseract splits CJK text into one "word" per few characters). */
+/**
+ * Joins tokens with spaces, except between two CJK characters (Tesseract splits CJK text into one
+ * "word" per few characters) and next to wide punctuation; Korean keeps its word spaces.
+ */
 export function joinWords(tokens: readonly string[]): string {
   let out = '';
   for (const token of tokens) {
     if (out === '') out = token;
-    else out += (isCjk(out[out.length - 1]!) && isCjk(token[0]!) ? '' : ' ') + token;
+    else out += (needsSpace(lastCode(out), firstCode(token)) ? ' ' : '') + token;
   }
   return out;
 }
@@ -119,6 +122,3 @@ export function joinLines(lines: readonly string[]): string {
   return out;
 }
 
-function isCjk(ch: string): boolean {
-  return CJK_CHAR.test(ch);
-}

@@ -124,6 +124,8 @@ describe('tsv and layout', () => {
     expect(page.blocks.map((b) => b.text)).toEqual(['Overview', 'An example text.', '• item', 'name0 0 x0 name1 1 x1 name2 2 x2']);
     expect(page.blocks[1]!.lines[0]!.size).toBe(20);
     expect(joinWords(['中文', '识别', 'OCR', '结果'])).toBe('中文识别 OCR 结果');
+    expect(joinWords(['中文', '，', '识别'])).toBe('中文，识别');
+    expect(joinWords(['한국어', '문서를', '읽는다'])).toBe('한국어 문서를 읽는다');
     expect(joinLines(['第一行', '第二行'])).toBe('第一行第二行');
     expect(joinLines(['Ballots Incomplete/', 'Terminated'])).toBe('Ballots Incomplete/Terminated');
     expect(joinLines(['either A /', 'B'])).toBe('either A / B');

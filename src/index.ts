@@ -1,7 +1,7 @@
 /** Groundwork's public API: parse documents into one model, chunk them, count tokens exactly. */
 export { parse, DEFAULT_MAX_BYTES } from './parse.js';
 export { chunk, chunkText, type ChunkOptions } from './chunk.js';
-export { GroundworkError, isGroundworkError, type ErrorCode } from './errors.js';
+export { ERROR_CODES, GroundworkError, isGroundworkError, type ErrorCode, type LimitInfo } from './errors.js';
 export { countTokens, encodeWithOffsets, getTokenizer } from './tokens/index.js';
 export type { TokenOffsets, Tokenizer, TokenizerName } from './tokens/types.js';
 export { getChunker, listChunkers, registerChunker, DEFAULT_STRATEGY } from './chunkers/registry.js';

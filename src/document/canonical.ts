@@ -94,9 +94,14 @@ function displayTime(time: string): string {
   return m ? `${m[1]} ${m[2]}` : oneLine(time);
 }
 
+/** At most `max` code points, cut at a word boundary when one is near the end, `…` marking the cut. */
 function clip(text: string, max: number): string {
   const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('').trimEnd()}…`;
+  if (points.length <= max) return text;
+  let cut = points.slice(0, max - 1).join('');
+  const space = cut.lastIndexOf(' ');
+  if (space > cut.length * 0.6) cut = cut.slice(0, space);
+  return `${cut.trimEnd()}…`;
 }
 
 function escapeCell(text: string): string {

@@ -233,7 +233,8 @@ export class DocxWalker {
         this.commentReference(a['w:id']);
         return;
       case 'w:commentRangeStart':
-        if (a['w:id'] !== undefined && this.ctx.comments) this.ranges.set(a['w:id'], '');
+        // Ranges never closed (a broken file) must not make every later run slower: a few dozen at a time.
+        if (a['w:id'] !== undefined && this.ctx.comments && this.ranges.size < MAX_OPEN_RANGES) this.ranges.set(a['w:id'], '');
         return;
       case 'w:commentRangeEnd': {
         const id = a['w:id'];
@@ -536,8 +537,9 @@ export class DocxWalker {
 }
 
 const MAX_HYPERLINKS = 1000;
-/** Characters of commented text collected per range (the anchor keeps fewer). */
+/** Characters of commented text collected per range (the anchor keeps fewer), and ranges followed at once. */
 const MAX_RANGE_TEXT = 400;
+const MAX_OPEN_RANGES = 64;
 const TRAILING_SPACE = /\s+$/;
 const CODE_LIKE = /[{}[\];=<>#$`|\\]|\w\(|\)\s*:|^\s*(?:def|class|import|from|return|function|var|let|const|if|for|while|SELECT|INSERT|UPDATE|DELETE)\b/;
 const LEADING_INDENT = /^(?: {2,}|\t)\S/;

@@ -527,7 +527,8 @@ class OdtWalker {
     const annotation = this.annotation!.annotation();
     this.annotation = undefined;
     const element = annotationElement(annotation, this.annotationNames);
-    if (annotation.name) this.ranges.set(annotation.name, { text: '', element });
+    // Ranges never closed (a broken file) must not make every later paragraph slower: a few dozen at a time.
+    if (annotation.name && this.ranges.size < MAX_OPEN_RANGES) this.ranges.set(annotation.name, { text: '', element });
     if (!element) return;
     const p = this.paragraph;
     if (p) p.after.push(element);
@@ -622,6 +623,7 @@ const ODF_WHITESPACE = /[\t\n\r ]+/g;
 /** Characters of annotated text collected per range, and kept as the comment's anchor. */
 const MAX_RANGE_TEXT = 400;
 const MAX_ANCHOR = 200;
+const MAX_OPEN_RANGES = 64;
 
 function clampInt(value: string | undefined, min: number, max: number): number {
   const n = Number.parseInt(value ?? '', 10);

@@ -19,9 +19,9 @@ function rels(list: [string, string, string][]): string {
 
 const title = (text: string): string =>
   `<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:cNvSpPr/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
-const slide = (text: string): string => `<p:sld ${NS}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>${title(text)}</p:spTree></p:cSld></p:sld>`;
+const slide = (text: string, shapes = ''): string => `<p:sld ${NS}><p:cSld><p:spTree><p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>${title(text)}${shapes}</p:spTree></p:cSld></p:sld>`;
 
-function deck(slideRels: [string, string, string][][], parts: Record<string, string>, presentationRels: [string, string, string][]): Uint8Array {
+function deck(slideRels: [string, string, string][][], parts: Record<string, string>, presentationRels: [string, string, string][], shapes: string[] = []): Uint8Array {
   const files: Record<string, Uint8Array> = {
     '[Content_Types].xml': strToU8('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
     '_rels/.rels': strToU8(rels([['rId1', 'officeDocument', 'ppt/presentation.xml']])),
@@ -29,7 +29,7 @@ function deck(slideRels: [string, string, string][][], parts: Record<string, str
     'ppt/_rels/presentation.xml.rels': strToU8(rels([...slideRels.map((_, i): [string, string, string] => [`rS${i + 1}`, 'slide', `slides/slide${i + 1}.xml`]), ...presentationRels])),
   };
   slideRels.forEach((list, i) => {
-    files[`ppt/slides/slide${i + 1}.xml`] = strToU8(slide(`Slide ${i + 1}`));
+    files[`ppt/slides/slide${i + 1}.xml`] = strToU8(slide(`Slide ${i + 1}`, shapes[i]));
     files[`ppt/slides/_rels/slide${i + 1}.xml.rels`] = strToU8(rels(list));
   });
   for (const [name, xml] of Object.entries(parts)) files[name] = strToU8(xml);
@@ -82,5 +82,22 @@ describe('PPTX comments', () => {
     const doc = await parse(broken, { name: 'broken.pptx' });
     expect(doc.warnings).toEqual([expect.stringMatching(/^slide 1: comments 'ppt\/comments\/comment1.xml' could not be read/)]);
     expect(doc.canonical).toBe('## Slide 1');
+  });
+});
+
+describe('PPTX Office 2016 charts', () => {
+  test('a chartex chart (mc:Choice, with its fallback picture skipped) becomes its caption and table', async () => {
+    const frame =
+      '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice xmlns:cx1="http://schemas.microsoft.com/office/drawing/2015/9/8/chartex" Requires="cx1">' +
+      '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="4" name="Chart 3"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="0" y="2000"/><a:ext cx="10" cy="10"/></p:xfrm>' +
+      '<a:graphic><a:graphicData uri="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chart xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex" r:id="rCx"/></a:graphicData></a:graphic></p:graphicFrame>' +
+      '</mc:Choice><mc:Fallback><p:sp><p:nvSpPr><p:cNvPr id="4" name="Chart 3"/><p:cNvSpPr/><p:nvPr/></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:t>This chart isn\'t available in your version of PowerPoint</a:t></a:r></a:p></p:txBody></p:sp></mc:Fallback></mc:AlternateContent>';
+    const chartex = `<cx:chartSpace xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"><cx:chartData><cx:data id="0">` +
+      `<cx:strDim type="cat"><cx:lvl ptCount="2"><cx:pt idx="0">Leads</cx:pt><cx:pt idx="1">Deals</cx:pt></cx:lvl></cx:strDim>` +
+      `<cx:numDim type="val"><cx:lvl ptCount="2" formatCode="General"><cx:pt idx="0">500</cx:pt><cx:pt idx="1">42</cx:pt></cx:lvl></cx:numDim></cx:data></cx:chartData>` +
+      `<cx:chart><cx:plotArea><cx:plotAreaRegion><cx:series layoutId="funnel"><cx:tx><cx:txData><cx:v>Pipeline</cx:v></cx:txData></cx:tx><cx:dataId val="0"/></cx:series></cx:plotAreaRegion></cx:plotArea></cx:chart></cx:chartSpace>`;
+    const bytes = deck([[['rCx', 'http://schemas.microsoft.com/office/2014/relationships/chartEx', '../charts/chartEx1.xml']]], { 'ppt/charts/chartEx1.xml': chartex }, [], [frame]);
+    const doc = await parse(bytes, { name: 'chartex.pptx' });
+    expect(doc.canonical).toBe('## Slide 1\n\nFunnel chart: Pipeline\n\n|  | Pipeline |\n| --- | --- |\n| Leads | 500 |\n| Deals | 42 |');
   });
 });

@@ -161,8 +161,9 @@ export class DocxWalker {
       return;
     }
     const p = this.paragraph;
-    if (this.marks?.handles(name) && p && !p.inPPr && !this.inRunProps && !this.inRowProps) {
-      this.marks.open(name, p.parts);
+    if (this.marks?.handles(name)) {
+      // On a paragraph mark or a row (pPr/rPr, trPr) the change carries no text and is not marked.
+      this.marks.open(name, p && !p.inPPr && !this.inRunProps && !this.inRowProps ? p.parts : undefined);
       return;
     }
     switch (name) {
@@ -319,7 +320,10 @@ export class DocxWalker {
       this.skipDepth--;
       return;
     }
-    if (this.marks?.handles(name) && this.marks.close(name)) return;
+    if (this.marks?.handles(name)) {
+      this.marks.close();
+      return;
+    }
     switch (name) {
       case 'w:t':
       case 'm:t':

@@ -18,26 +18,26 @@ const CLOSING: Readonly<Record<string, string>> = { '{+': '+}', '{-': '-}' };
 
 /** Marks inserted and deleted runs in a paragraph's text parts as the walker meets them. */
 export class RevisionMarks {
-  private readonly open_: { name: string; parts: string[]; at: number }[] = [];
+  /** Every open revision element, marked (with the parts it marks) or not (on a paragraph mark, a row). */
+  private readonly stack: { parts: string[] | undefined; at: number; opening: string }[] = [];
 
   /** Whether `name` is a revision container (`w:ins`, `w:del`, `w:moveTo`, `w:moveFrom`). */
   handles(name: string): boolean {
     return Object.hasOwn(OPENING, name);
   }
 
-  /** Starts a marked stretch in `parts` (the paragraph's text so far). */
-  open(name: string, parts: string[]): void {
-    parts.push(OPENING[name]!);
-    this.open_.push({ name, parts, at: parts.length });
+  /** A revision element opens; with `parts` (the paragraph's text so far) its text is marked. */
+  open(name: string, parts: string[] | undefined): void {
+    const opening = OPENING[name]!;
+    if (parts) parts.push(opening);
+    this.stack.push({ parts, at: parts?.length ?? 0, opening });
   }
 
-  /** Ends the innermost marked stretch if it is this element's; an empty one leaves no mark. False when it was not marked. */
-  close(name: string): boolean {
-    const top = this.open_[this.open_.length - 1];
-    if (!top || top.name !== name) return false;
-    this.open_.pop();
+  /** The innermost revision element closes: its mark is closed, or taken back when nothing came inside. */
+  close(): void {
+    const top = this.stack.pop();
+    if (!top?.parts) return;
     if (top.parts.length === top.at) top.parts.pop();
-    else top.parts.push(CLOSING[OPENING[name]!]!);
-    return true;
+    else top.parts.push(CLOSING[top.opening]!);
   }
 }

@@ -150,6 +150,15 @@ describe('DOCX tracked changes', () => {
     ]);
   });
 
+  test('an insertion holding a text box whose paragraph mark is inserted stays one mark', async () => {
+    const box = `<w:r><w:drawing><wp:anchor><wp:docPr id="3" name="Text Box 3"/><w:txbxContent><w:p><w:pPr><w:rPr><w:ins w:id="31" w:author="Ann"/></w:rPr></w:pPr>${run('inside')}</w:p></w:txbxContent></wp:anchor></w:drawing></w:r>`;
+    const bytes = docx(p(`<w:ins w:id="30" w:author="Ann">${run('Boxed ')}${box}${run('after')}</w:ins>`));
+    expect(shape(await parse(bytes, { name: 'box.docx', revisions: 'show' }))).toEqual([
+      ['paragraph', '{+Boxed after+}'],
+      ['paragraph', 'inside'],
+    ]);
+  });
+
   test('tracked changes inside a comment follow the same rule', async () => {
     const comments = `<w:comments ${W}><w:comment w:id="0" w:author="Ann"><w:p>${run('Use ')}${del('old')}${ins('new')}${run(' wording')}</w:p></w:comment></w:comments>`;
     const bytes = docx(p(start(0), run('Text'), end(0)), { 'word/comments.xml': comments });

@@ -88,13 +88,18 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
     // A grapheme cluster wider than the window: take it whole (the only way to make progress).
     while (end <= prevEnd || end <= start) end = cutBefore(++e);
     const split = math.containing(end);
-    if (split && split.start > Math.max(start, prevEnd)) {
-      // End before the equation instead of inside it.
+    if (split) {
+      // End before the equation instead of inside it; where that leaves nothing new, drop the overlap
+      // so the equation opens the window (it is cut only when it alone is longer than a window).
       const before = tokensEndingBy(ends, split.start - from);
       const cut = cutBefore(before);
       if (cut > prevEnd && cut > start) {
         e = before;
         end = cut;
+      } else if (start < prevEnd) {
+        s = prevE;
+        start = prevEnd;
+        continue;
       }
     }
     let tokens = count(start, end);

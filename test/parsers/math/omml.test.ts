@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ommlParagraph, ommlToLatex } from '../../../src/parsers/math/omml.js';
 import { parseXmlTree } from '../../../src/parsers/xml.js';
@@ -170,5 +171,62 @@ describe('OMML to LaTeX: structures', () => {
   test('a display paragraph gives one LaTeX string per equation', () => {
     const para = parseXmlTree(`<m:oMathPara ${NS}><m:oMathParaPr><m:jc m:val="center"/></m:oMathParaPr><m:oMath>${r('a=1')}</m:oMath><m:oMath>${r('b=2')}</m:oMath><m:oMath/></m:oMathPara>`);
     expect(ommlParagraph(para)).toEqual(['a=1', 'b=2']);
+  });
+});
+
+describe('OMML to LaTeX: well-formed on any nesting of constructs (property)', () => {
+  const leaf = fc.stringMatching(/^[a-z0-9+=() ]{1,4}$/).map((t) => ({ xml: r(t), text: t }));
+  type Gen = { xml: string; text: string };
+  const wrap = (tag: string, ...parts: [string, Gen][]): Gen => ({
+    xml: `<m:${tag}>${parts.map(([name, g]) => `<m:${name}>${g.xml}</m:${name}>`).join('')}</m:${tag}>`,
+    text: parts.map(([, g]) => g.text).join(''),
+  });
+  const tree: fc.Arbitrary<Gen> = fc.letrec<{ node: Gen }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => wrap('f', ['num', a], ['den', b])),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => wrap('sSup', ['e', a], ['sup', b])),
+      fc.tuple(tie('node'), tie('node'), tie('node')).map(([a, b, c]) => wrap('sSubSup', ['e', a], ['sub', b], ['sup', c])),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => wrap('rad', ['deg', a], ['e', b])),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => ({ ...wrap('nary', ['sub', a], ['e', b]), xml: wrap('nary', ['sub', a], ['e', b]).xml.replace('<m:nary>', '<m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr>') })),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => wrap('d', ['e', a], ['e', b])),
+      tie('node').map((a) => wrap('acc', ['e', a])),
+      tie('node').map((a) => wrap('groupChr', ['e', a])),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => wrap('limLow', ['e', a], ['lim', b])),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => ({ xml: `<m:func><m:fName>${r('sin', '<m:sty m:val="p"/>')}</m:fName><m:e>${a.xml}</m:e></m:func>${b.xml}`, text: `sin${a.text}${b.text}` })),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => ({ xml: `<m:m><m:mr><m:e>${a.xml}</m:e><m:e>${b.xml}</m:e></m:mr></m:m>`, text: a.text + b.text })),
+      fc.tuple(tie('node'), tie('node')).map(([a, b]) => ({ xml: `<m:eqArr><m:e>${a.xml}</m:e><m:e>${b.xml}</m:e></m:eqArr>`, text: a.text + b.text })),
+    ),
+  })).node;
+
+  const balanced = (latex: string): boolean => {
+    let depth = 0;
+    for (let i = 0; i < latex.length; i++) {
+      if (latex[i] === '\\') i++;
+      else if (latex[i] === '{') depth++;
+      else if (latex[i] === '}' && --depth < 0) return false;
+    }
+    return depth === 0;
+  };
+  const count = (latex: string, re: RegExp) => (latex.match(re) ?? []).length;
+
+  test('balanced braces, \\left/\\right and environments, and every letter and digit of the input', () => {
+    fc.assert(
+      fc.property(tree, (g) => {
+        const out = latex(g.xml);
+        expect(balanced(out)).toBe(true);
+        expect(count(out, /\\left(?![a-z])/g)).toBe(count(out, /\\right(?![a-z])/g));
+        expect(count(out, /\\begin\{/g)).toBe(count(out, /\\end\{/g));
+        // Nothing lost: every letter and digit of the runs is in the output (\underset puts the limit first, so not in order).
+        const have = new Map<string, number>();
+        for (const ch of out) have.set(ch, (have.get(ch) ?? 0) + 1);
+        for (const ch of g.text.replace(/[^a-z0-9]/g, '')) {
+          expect(have.get(ch) ?? 0).toBeGreaterThan(0);
+          have.set(ch, have.get(ch)! - 1);
+        }
+      }),
+      { seed: 42, numRuns: 300 },
+    );
   });
 });

@@ -3,7 +3,8 @@ import type { CommentInfo, ElementDraft, TableData } from './types.js';
 /**
  * Canonical rendering: one deterministic Markdown-like text per document. Offsets of elements and
  * chunks refer to it. Rules: `#` headings, `- `/`N. ` list items indented two spaces per depth,
- * pipe tables, fenced code, `> ` quotes, `[Comment by A, time, on "text"] body` comments; list
+ * pipe tables, fenced code, `> ` quotes, display equations as `$$LaTeX$$` on one line (inline ones
+ * are `$LaTeX$` in their paragraph's text), `[Comment by A, time, on "text"] body` comments; list
  * items in a run and the replies under a comment are separated by one newline, every other pair of
  * elements by a blank line; page furniture is not rendered.
  */
@@ -40,6 +41,9 @@ export function renderElement(el: ElementDraft): string {
       return `[${commentLabel(el.comment ?? {}, el.slide)}] ${el.text}`;
     case 'page-furniture':
       return '';
+    case 'formula':
+      // One line, so the equation is one span that blank-line splitting never cuts.
+      return el.text.trim() ? `$$${el.text.replace(/\s*\n\s*/g, ' ').trim()}$$` : '';
     default:
       return el.text;
   }

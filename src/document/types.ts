@@ -45,7 +45,8 @@ export type ElementKind =
   | 'caption'
   | 'page-furniture'
   | 'turn'
-  | 'comment';
+  | 'comment'
+  | 'formula';
 
 /** A box in page coordinates: x0,y0 top-left, x1,y1 bottom-right, in the format's own units (PDF points). */
 export interface BBox {
@@ -90,7 +91,11 @@ export interface CommentInfo {
 /** What a parser emits: an element without canonical offsets (the builder assigns them). */
 export interface ElementDraft {
   kind: ElementKind;
-  /** Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines. */
+  /**
+   * Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines.
+   * For a `formula` (a display equation) its LaTeX, without the `$$` delimiters. Inline equations stay
+   * in their paragraph's text as `$...$` (LaTeX), whatever the element kind.
+   */
   text: string;
   /** Heading level 1-6. */
   level?: number;

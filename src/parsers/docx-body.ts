@@ -4,6 +4,8 @@ import type { DocxNumbering } from './docx-numbering.js';
 import { RevisionMarks, REVISION_SKIPPED, REVISION_SKIPPED_SHOWN } from './docx-revisions.js';
 import type { RevisionsMode } from './review-options.js';
 import { isMonospaceFont, type DocxStyles } from './docx-styles.js';
+import { SubtreeCapture } from './math/capture.js';
+import { ommlParagraph, ommlToLatex } from './math/omml.js';
 import { saxParse, type XmlAttributes } from './xml.js';
 
 /**
@@ -16,7 +18,9 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * and endnote references become `footnote` elements, comment references the comment's thread
  * (docx-comments.ts) and charts their caption and table, right after the paragraph (or the table)
  * that holds them, so a chunk keeps a note with the text it explains. Tracked changes give the
- * final text, or both sides marked (docx-revisions.ts).
+ * final text, or both sides marked (docx-revisions.ts). Equations (OMML) are captured as a tree
+ * and converted to LaTeX (math/omml.ts): `m:oMath` inline as `$...$` in the paragraph's text, each
+ * equation of an `m:oMathPara` a `formula` element where it stands.
  */
 
 export interface DocxContext {
@@ -64,6 +68,8 @@ interface ParagraphState {
   /** Notes, comments, images and charts: they follow the paragraph, or its table when it is in one. */
   notes: ElementDraft[];
   inPPr: boolean;
+  /** Display equations (m:oMathPara), each with the number of text parts before it. */
+  displays?: { at: number; latex: string }[];
 }
 
 interface CellState {
@@ -127,6 +133,8 @@ export class DocxWalker {
   private readonly marks: RevisionMarks | undefined;
   /** Comment ranges open at this point (id -> the text they cover so far). */
   private readonly ranges = new Map<string, string>();
+  /** The equation (m:oMath or m:oMathPara) being read, as a tree for the OMML converter. */
+  private math: SubtreeCapture | undefined;
 
   constructor(private readonly ctx: DocxContext) {
     this.skipped = ctx.revisions === 'show' ? SKIPPED_SHOWN : SKIPPED_FINAL;
@@ -147,6 +155,10 @@ export class DocxWalker {
   }
 
   private open(name: string, a: XmlAttributes): void {
+    if (this.math) {
+      this.math.open(name, a);
+      return;
+    }
     if (this.skipDepth > 0) {
       this.skipDepth++;
       return;
@@ -161,6 +173,10 @@ export class DocxWalker {
       return;
     }
     const p = this.paragraph;
+    if ((name === 'm:oMathPara' || name === 'm:oMath') && p) {
+      this.math = new SubtreeCapture(name, a);
+      return;
+    }
     if (this.marks?.handles(name)) {
       // On a paragraph mark or a row (pPr/rPr, trPr) the change carries no text and is not marked.
       this.marks.open(name, p && !p.inPPr && !this.inRunProps && !this.inRowProps ? p.parts : undefined);
@@ -206,7 +222,6 @@ export class DocxWalker {
         if (this.inRunProps) this.runHidden = a['w:val'] !== 'false' && a['w:val'] !== '0';
         return;
       case 'w:t':
-      case 'm:t':
       case 'w:delText':
         this.inText = true;
         return;
@@ -316,6 +331,10 @@ export class DocxWalker {
   }
 
   private close(name: string): void {
+    if (this.math) {
+      if (this.math.close()) this.finishMath();
+      return;
+    }
     if (this.skipDepth > 0) {
       this.skipDepth--;
       return;
@@ -326,7 +345,6 @@ export class DocxWalker {
     }
     switch (name) {
       case 'w:t':
-      case 'm:t':
       case 'w:delText':
         this.inText = false;
         return;
@@ -395,7 +413,8 @@ export class DocxWalker {
   }
 
   private text(text: string): void {
-    if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
+    if (this.math) this.math.text(text);
+    else if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
   }
 
   private append(text: string, mono: boolean): void {
@@ -483,7 +502,39 @@ export class DocxWalker {
     p.notes.push(...this.ctx.comments.take(id));
   }
 
+  private finishMath(): void {
+    const root = this.math!.root;
+    this.math = undefined;
+    const p = this.paragraph;
+    if (!p) return;
+    if (root.name === 'm:oMathPara') {
+      for (const latex of ommlParagraph(root)) (p.displays ??= []).push({ at: p.parts.length, latex });
+      return;
+    }
+    const latex = ommlToLatex(root);
+    if (latex) this.append(`$${latex}$`, false);
+  }
+
+  /**
+   * A paragraph holding display equations: the text before the first one is the paragraph (its
+   * style and numbering apply), then each equation is a `formula` element, the text after it a
+   * paragraph; images and notes follow the last piece.
+   */
+  private finishWithDisplays(p: ParagraphState, displays: { at: number; latex: string }[]): void {
+    const piece = (from: number, to: number, last = false): ParagraphState => {
+      const parts = p.parts.slice(from, to);
+      return { parts, chars: parts.join('').length, monoChars: 0, after: last ? p.after : [], notes: last ? p.notes : [], inPPr: false };
+    };
+    this.finishParagraph({ ...piece(0, displays[0]!.at), ...(p.styleId !== undefined && { styleId: p.styleId }), ...(p.numId !== undefined && { numId: p.numId }), ...(p.ilvl !== undefined && { ilvl: p.ilvl }), ...(p.outline !== undefined && { outline: p.outline }) });
+    displays.forEach((d, i) => {
+      this.sink.push({ kind: 'formula', text: d.latex });
+      const last = i === displays.length - 1;
+      this.finishParagraph(piece(d.at, last ? p.parts.length : displays[i + 1]!.at, last));
+    });
+  }
+
   private finishParagraph(p: ParagraphState): void {
+    if (p.displays) return this.finishWithDisplays(p, p.displays);
     const text = p.parts.join('').trim();
     const { styles, numbering } = this.ctx;
     const styleId = p.styleId ?? styles.defaultParagraph;
@@ -564,7 +615,7 @@ function toInt(value: string | undefined): number | undefined {
 export function joinTexts(elements: readonly ElementDraft[], separator: string): string {
   const out: string[] = [];
   for (const el of elements) {
-    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.text;
+    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.kind === 'formula' ? `$$${el.text}$$` : el.text;
     if (text) out.push(text);
   }
   return out.join(separator);

@@ -28,7 +28,7 @@ const REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relation
 
 export const docxParser: ParserDefinition = {
   formats: ['docx'],
-  version: '2',
+  version: '3',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;

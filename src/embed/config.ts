@@ -195,6 +195,7 @@ export function resolveEmbedderSettings(input: ResolveInput = {}): ResolvedEmbed
     }
   }
   merged.provider = provider;
+  sources.provider = layers[chosenAt]!.layer;
   const result = getEmbedderDefinition(provider).schema.safeParse(merged);
   if (!result.success) {
     const nameOf = (path: readonly PropertyKey[]) => settingName(EMBED_SETTING_SOURCES, sources[String(path[0])] ?? 'flag', String(path[0] ?? ''), 'embedder');

@@ -6,8 +6,8 @@
  * "第三章 安装 > 3.2 前提条件" is found by what its section is about. See `contextualize`.
  *
  * A text longer than the model's input limit is never truncated. It is split into consecutive
- * windows at sentence boundaries (a sentence longer than a window is cut at a space, else at a
- * character boundary), each window repeating the heading/caption context, every window within the
+ * windows at sentence boundaries (a sentence longer than a window is cut at a space, else between
+ * grapheme clusters, else between code points: never inside a surrogate pair), each window repeating the heading/caption context, every window within the
  * limit by the embedder's own count; the windows are embedded and their vectors averaged, weighted
  * by tokens (and renormalised when the model's vectors have length 1), so every block still has
  * exactly one vector. The report counts the blocks split, their windows, and the blocks whose
@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
-import { graphemeFloor } from '../text/graphemes.js';
+import { graphemeCeil, graphemeFloor } from '../text/graphemes.js';
 import { splitSentences } from '../text/sentences.js';
 import type { EmbedCallOptions, Embedder } from './types.js';
 import { combineVectors } from './vectors.js';
@@ -186,22 +186,13 @@ export function embeddingWindows(item: EmbeddingText | string, max: number, coun
   return { texts, tokens, contextDropped };
 }
 
-/** The longest body[from, to') within the limit: binary search, then back to a space if one is near. */
+/**
+ * The longest body[from, end) within the limit: a binary search over grapheme boundaries (over
+ * code points when not even one grapheme cluster fits), then back to a space when one is near.
+ */
 function longestFit(body: string, from: number, to: number, max: number, fits: (from: number, to: number) => number | undefined): { end: number; tokens: number } {
-  let lo = from;
-  let hi = Math.min(to, from + max * MAX_CHARS_PER_TOKEN);
-  let best: { end: number; tokens: number } | undefined;
-  while (lo < hi) {
-    const mid = graphemeFloor(body, lo + Math.ceil((hi - lo) / 2));
-    if (mid <= from) break;
-    const n = fits(from, mid);
-    if (n !== undefined) {
-      best = { end: mid, tokens: n };
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
+  const hi = Math.min(to, from + max * MAX_CHARS_PER_TOKEN);
+  const best = searchFit(from, hi, fits, (i) => graphemeFloor(body, i), (i) => graphemeCeil(body, i)) ?? searchFit(from, hi, fits, (i) => codePointFloor(body, i), (i) => codePointFloor(body, i + 1));
   if (!best) {
     throw new GroundworkError('LIMIT_EXCEEDED', `embedding window: not even one character of the text fits beside its context within ${max} tokens`, {
       limit: { name: 'maxInputTokens', value: max, flag: '--embed-max-tokens' },
@@ -218,6 +209,36 @@ function longestFit(body: string, from: number, to: number, max: number, fits: (
     }
   }
   return best;
+}
+
+/** Largest cut in (from, hi] that `fits`, among the positions `floor`/`ceil` snap to. */
+function searchFit(from: number, hi: number, fits: (from: number, to: number) => number | undefined, floor: (i: number) => number, ceil: (i: number) => number): { end: number; tokens: number } | undefined {
+  let lo = from;
+  let best: { end: number; tokens: number } | undefined;
+  while (lo < hi) {
+    const mid = lo + Math.ceil((hi - lo) / 2);
+    let cut = floor(mid);
+    if (cut <= lo) {
+      cut = ceil(mid);
+      if (cut > hi) break;
+    }
+    const n = fits(from, cut);
+    if (n !== undefined) {
+      best = { end: cut, tokens: n };
+      lo = cut;
+    } else {
+      hi = cut - 1;
+    }
+  }
+  return best;
+}
+
+/** `i`, or `i - 1` when `i` falls between the halves of a surrogate pair. */
+function codePointFloor(text: string, i: number): number {
+  if (i <= 0 || i >= text.length) return Math.max(0, Math.min(i, text.length));
+  const c = text.charCodeAt(i);
+  const before = text.charCodeAt(i - 1);
+  return c >= 0xdc00 && c <= 0xdfff && before >= 0xd800 && before <= 0xdbff ? i - 1 : i;
 }
 
 export interface EmbedReport {

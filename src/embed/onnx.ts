@@ -108,18 +108,19 @@ export function inspectModelFolder(path: string, dtype?: OnnxDtype): ModelFolder
   try {
     isDir = statSync(dir).isDirectory();
   } catch {
-    throw new GroundworkError('IO', 'no such model folder (--embed-model-path names a folder with config.json, tokenizer.json and onnx/model.onnx)', { file: dir });
+    throw new GroundworkError('IO', 'no such model folder (--embed-model-path names a folder with config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx)', { file: dir });
   }
-  if (!isDir) throw new GroundworkError('IO', 'not a folder: --embed-model-path names the model folder (config.json, tokenizer.json, onnx/model.onnx), not a file', { file: dir });
+  if (!isDir) throw new GroundworkError('IO', 'not a folder: --embed-model-path names the model folder (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx), not a file', { file: dir });
 
-  const missing = ['config.json', 'tokenizer.json'].filter((f) => !existsSync(join(dir, f)));
+  // transformers.js needs all three (without tokenizer_config.json its tokenizer does not load).
+  const missing = ['config.json', 'tokenizer.json', 'tokenizer_config.json'].filter((f) => !existsSync(join(dir, f)));
   const found = findOnnx(dir, dtype);
   if (!found) missing.push(dtype ? `onnx/model${DTYPE_SUFFIX[dtype]}.onnx (dtype ${dtype})` : 'onnx/model.onnx (or model.onnx, model_quantized.onnx...)');
   if (missing.length > 0 || !found) {
     throw new GroundworkError('IO', `not a usable model folder: missing ${missing.join(', ')}; it needs a Hugging Face model exported to ONNX (e.g. an onnx-community model, or optimum-cli export onnx)`, { file: dir });
   }
   const config = readJson(join(dir, 'config.json')) as { max_position_embeddings?: unknown; hidden_size?: unknown };
-  const tokenizerConfig = existsSync(join(dir, 'tokenizer_config.json')) ? (readJson(join(dir, 'tokenizer_config.json')) as { model_max_length?: unknown }) : {};
+  const tokenizerConfig = readJson(join(dir, 'tokenizer_config.json')) as { model_max_length?: unknown };
   const maxLength = positiveInt(tokenizerConfig.model_max_length) ?? positiveInt(config.max_position_embeddings);
   return { dir, ...found, modelMaxTokens: maxLength, ...poolingOf(dir), hiddenSize: positiveInt(config.hidden_size) };
 }

@@ -70,3 +70,57 @@ export async function runLimited<T>(tasks: readonly ((signal: AbortSignal) => Pr
   if (failure !== undefined) throw failure.error;
   return results;
 }
+
+/**
+ * At most `size` holders at once, across every call that shares it (an embedder's requests, from
+ * however many concurrent `embed` calls). Waiters are served in arrival order; an abort while
+ * waiting rejects with the signal's reason.
+ */
+export class Semaphore {
+  #free: number;
+  readonly #waiting: { grant: () => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
+
+  constructor(size: number) {
+    this.#free = Math.max(1, size);
+  }
+
+  async acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+    if (this.#free > 0) {
+      this.#free--;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter = {
+        signal,
+        grant: () => {
+          signal?.removeEventListener('abort', waiter.onAbort);
+          resolve();
+        },
+        onAbort: () => {
+          const at = this.#waiting.indexOf(waiter);
+          if (at >= 0) this.#waiting.splice(at, 1);
+          reject(signal!.reason);
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next.grant();
+    else this.#free++;
+  }
+
+  /** Runs `fn` holding one place. */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+}

@@ -16,6 +16,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
+import { Semaphore } from './batching.js';
 import { checkInputs, prefixSettings } from './openai.js';
 import type { EmbedCallOptions, Embedder } from './types.js';
 
@@ -185,6 +186,8 @@ export class OnnxEmbedder implements Embedder {
   readonly queryPrefix?: string;
   readonly #extractor: FeatureExtractor;
   readonly #batchSize: number;
+  /** One model run at a time (each already uses onnxruntime's threads). */
+  readonly #runs = new Semaphore(1);
   #closed = false;
 
   private constructor(init: { settings: OnnxSettings; folder: ModelFolder; extractor: FeatureExtractor; dimensions: number; pooling: Pooling; normalize: boolean; maxInputTokens: number }) {
@@ -269,8 +272,9 @@ export class OnnxEmbedder implements Embedder {
       const ids = order.slice(from, from + this.#batchSize);
       let result: { data: ArrayLike<number>; dims: number[] };
       try {
-        result = await this.#extractor(ids.map((i) => texts[i]!), { pooling: this.pooling, normalize: this.normalize });
+        result = await this.#runs.run(() => this.#extractor(ids.map((i) => texts[i]!), { pooling: this.pooling, normalize: this.normalize }), options.signal);
       } catch (cause) {
+        if (options.signal?.aborted) throw options.signal.reason;
         throw new GroundworkError('EMBEDDER', `the model failed: ${(cause as Error).message}`, { file: this.folder, cause });
       }
       const [rows, width] = result.dims;

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import { getTokenizer } from '../tokens/index.js';
 import type { Tokenizer } from '../tokens/types.js';
-import { planBatches, runLimited } from './batching.js';
+import { planBatches, runLimited, Semaphore } from './batching.js';
 import { badAnswer, EmbedderError, ownMessage } from './errors.js';
 import { endpointFor, postJson, type HttpEndpoint, type RetryPolicy } from './http.js';
 import type { EmbedCallOptions, Embedder, EmbedderContext } from './types.js';
@@ -52,7 +52,7 @@ export const openAiSettingsSchema = z.strictObject({
   tokenizer: z.enum(TOKENIZER_NAMES).optional().describe('how inputs are counted: cl100k_base (OpenAI), o200k_base, qwen (default cl100k_base)'),
   batchSize: z.int().min(1).max(2048).optional().describe('most texts per request (default 32, the TEI server limit)'),
   maxBatchTokens: z.int().min(1).max(10_000_000).optional().describe('most tokens per request (default 16384)'),
-  concurrency: z.int().min(1).max(64).optional().describe('requests in flight at once (default 2)'),
+  concurrency: z.int().min(1).max(64).optional().describe('requests in flight at once, across concurrent calls (default 2)'),
   encodingFormat: z.enum(['float', 'base64']).optional().describe('ask for "float" arrays or "base64" float32 (smaller, faster to parse; default float)'),
   ...httpSettings,
   ...prefixSettings,
@@ -113,6 +113,8 @@ export class OpenAiEmbedder implements Embedder {
   readonly #config: Required<Omit<OpenAiSettings, 'dimensions' | 'documentPrefix' | 'queryPrefix'>>;
   readonly #tokenizer: Tokenizer;
   readonly #context: EmbedderContext;
+  /** Requests in flight for this embedder, across concurrent `embed` calls. */
+  readonly #slots: Semaphore;
   #dimensions: number | undefined;
   readonly #dimensionsConfigured: boolean;
 
@@ -129,6 +131,7 @@ export class OpenAiEmbedder implements Embedder {
     this.#context = context;
     this.#http = endpointFor(embeddingsUrl(config.url), context.key?.trim(), { name: 'timeoutMs', flag: '--embed-timeout' });
     this.endpoint = this.#http.display;
+    this.#slots = new Semaphore(config.concurrency);
     this.#policy = { timeoutMs: config.timeoutMs, maxRetries: config.maxRetries, retryBaseMs: config.retryBaseMs, maxRetryDelayMs: config.maxRetryDelayMs };
   }
 
@@ -169,14 +172,18 @@ export class OpenAiEmbedder implements Embedder {
     if (this.#config.sendDimensions && this.#dimensions !== undefined) body.dimensions = this.#dimensions;
     let json: unknown;
     try {
-      json = await postJson(this.#http, body, this.#policy, {
+      json = await this.#slots.run(
+        () =>
+          postJson(this.#http, body, this.#policy, {
+            signal,
+            onAttempt: () => this.stats.requests++,
+            onRetry: (event) => {
+              this.stats.retries++;
+              this.#context.onRetry?.(event);
+            },
+          }),
         signal,
-        onAttempt: () => this.stats.requests++,
-        onRetry: (event) => {
-          this.stats.retries++;
-          this.#context.onRetry?.(event);
-        },
-      });
+      );
     } catch (error) {
       if (error instanceof EmbedderError && error.status === 413) {
         if (texts.length > 1) {

@@ -11,7 +11,7 @@
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
-import { planBatches, runLimited } from './batching.js';
+import { planBatches, runLimited, Semaphore } from './batching.js';
 import { badAnswer } from './errors.js';
 import { endpointFor, postJson, type HttpEndpoint, type RetryPolicy } from './http.js';
 import { httpSettings, httpUrl, OPENAI_DEFAULTS } from './openai.js';
@@ -97,6 +97,7 @@ export class RerankClient implements Reranker {
   readonly #policy: RetryPolicy;
   readonly #settings: typeof RERANK_DEFAULTS & RerankSettings;
   readonly #context: EmbedderContext;
+  readonly #slots: Semaphore;
 
   constructor(settings: RerankSettings, context: EmbedderContext = {}) {
     const parsed = rerankSettingsSchema.safeParse(settings);
@@ -111,6 +112,7 @@ export class RerankClient implements Reranker {
     this.endpoint = this.#http.display;
     this.#policy = { timeoutMs: s.timeoutMs, maxRetries: s.maxRetries, retryBaseMs: s.retryBaseMs, maxRetryDelayMs: s.maxRetryDelayMs };
     this.#context = context;
+    this.#slots = new Semaphore(s.concurrency);
   }
 
   async rerank(query: string, texts: readonly string[], options: EmbedCallOptions = {}): Promise<number[]> {
@@ -129,14 +131,19 @@ export class RerankClient implements Reranker {
   }
 
   async #request(query: string, texts: readonly string[], signal: AbortSignal): Promise<number[]> {
-    const json = await postJson(this.#http, this.#shape.request(query, texts, this.model, { truncate: this.#settings.truncate }), this.#policy, {
+    const body = this.#shape.request(query, texts, this.model, { truncate: this.#settings.truncate });
+    const json = await this.#slots.run(
+      () =>
+        postJson(this.#http, body, this.#policy, {
+          signal,
+          onAttempt: () => this.stats.requests++,
+          onRetry: (event) => {
+            this.stats.retries++;
+            this.#context.onRetry?.(event);
+          },
+        }),
       signal,
-      onAttempt: () => this.stats.requests++,
-      onRetry: (event) => {
-        this.stats.retries++;
-        this.#context.onRetry?.(event);
-      },
-    });
+    );
     const results = this.#shape.results(json);
     if (!results) throw badAnswer(this.endpoint, `not a ${this.api} rerank answer (${this.api === 'tei' ? 'an array of {index, score}' : '{results: [{index, relevance_score}]}'})`);
     const scores = new Array<number>(texts.length).fill(Number.NaN);

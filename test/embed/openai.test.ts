@@ -105,6 +105,15 @@ describe('openai embedder: batching and concurrency', () => {
     expect(e.stats).toMatchObject({ calls: 1, texts: 40, requests: 10, retries: 0 });
   });
 
+  it('keeps the limit across concurrent calls on one embedder (a server answering many searches)', async () => {
+    server.always({ delayMs: 20 });
+    const e = embedder({ batchSize: 2, concurrency: 2 });
+    const calls = await Promise.all([0, 1, 2, 3].map((k) => e.embed(texts(6, `call ${k}`))));
+    expect(server.requests).toHaveLength(12);
+    expect(server.maxInFlight).toBeLessThanOrEqual(2);
+    calls.forEach((vectors, k) => expect(vectors.map((v) => Array.from(v))).toEqual(texts(6, `call ${k}`).map((t) => Array.from(fixtureVector(t, 8)))));
+  });
+
   it('splits a batch the server refuses as too large (413) and tries each half', async () => {
     const small = await startEmbeddingServer({ dimensions: 8, maxBatch: 8 });
     try {

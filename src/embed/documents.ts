@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import { graphemeCeil, graphemeFloor } from '../text/graphemes.js';
 import { splitSentences } from '../text/sentences.js';
+import { parseSettings } from './issues.js';
 import type { EmbedCallOptions, Embedder } from './types.js';
 import { combineVectors } from './vectors.js';
 
@@ -73,9 +74,7 @@ export function textHash(text: string): string {
  * caption the text contains is not added. Pure; validates `options` (INVALID_OPTIONS).
  */
 export function contextualize(block: ContextualBlock, options: ContextOptions = {}): EmbeddingText {
-  const parsed = contextOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new GroundworkError('INVALID_OPTIONS', `context options: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const { headings: withHeadings = true, maxHeadings, caption: withCaption = true, separator = '\n', prefix = '' } = parsed.data;
+  const { headings: withHeadings = true, maxHeadings, caption: withCaption = true, separator = '\n', prefix = '' } = parseSettings(contextOptionsSchema, options, 'context options');
   const body = block.text;
   const parts: string[] = [];
   if (withHeadings) parts.push(...headingsToAdd(body, block.headingPath ?? [], maxHeadings));

@@ -17,6 +17,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import { Semaphore } from './batching.js';
+import { parseSettings } from './issues.js';
 import { checkInputs, prefixSettings } from './openai.js';
 import type { EmbedCallOptions, Embedder } from './types.js';
 
@@ -205,7 +206,8 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /** Loads the folder's model: checks the files, imports transformers.js, builds the session, learns the dimensions. */
-  static async load(settings: OnnxSettings, options: { transformers?: string } = {}): Promise<OnnxEmbedder> {
+  static async load(input: OnnxSettings, options: { transformers?: string } = {}): Promise<OnnxEmbedder> {
+    const settings = parseSettings(onnxSettingsSchema, input, 'onnx embedder settings');
     const folder = inspectModelFolder(settings.path, settings.dtype);
     const maxInputTokens = settings.maxInputTokens ?? folder.modelMaxTokens ?? ONNX_DEFAULTS.maxInputTokens;
     if (folder.modelMaxTokens !== undefined && maxInputTokens > folder.modelMaxTokens) {

@@ -15,6 +15,7 @@ import { getTokenizer } from '../tokens/index.js';
 import type { Tokenizer } from '../tokens/types.js';
 import { planBatches, runLimited, Semaphore } from './batching.js';
 import { badAnswer, EmbedderError, ownMessage } from './errors.js';
+import { parseSettings } from './issues.js';
 import { endpointFor, postJson, type HttpEndpoint, type RetryPolicy } from './http.js';
 import type { EmbedCallOptions, Embedder, EmbedderContext } from './types.js';
 import { decodeVector } from './vectors.js';
@@ -118,7 +119,8 @@ export class OpenAiEmbedder implements Embedder {
   #dimensions: number | undefined;
   readonly #dimensionsConfigured: boolean;
 
-  constructor(settings: OpenAiSettings, context: EmbedderContext = {}) {
+  constructor(input: OpenAiSettings, context: EmbedderContext = {}) {
+    const settings = parseSettings(openAiSettingsSchema, input, 'openai embedder settings');
     const config = { ...OPENAI_DEFAULTS, ...stripUndefined(settings) };
     this.#config = config;
     this.model = config.model;

@@ -7,7 +7,10 @@ import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import { createOnnxEmbedder, onnxSettingsSchema } from './onnx.js';
 import { createOpenAiEmbedder, openAiSettingsSchema } from './openai.js';
+import { describeIssues } from './issues.js';
 import type { Embedder, EmbedderContext, EmbedderFactory } from './types.js';
+
+export { describeIssues };
 
 export interface EmbedderDefinition<S = any> {
   readonly kind: string;
@@ -86,15 +89,4 @@ export async function createEmbedder(settings: EmbedderSettings, context: Embedd
   const bad = (['embed', 'countTokens', 'close'] as const).filter((m) => typeof (embedder as unknown as Record<string, unknown>)?.[m] !== 'function');
   if (bad.length > 0) throw new GroundworkError('INVALID_OPTIONS', `the '${valid.provider}' embedder factory returned an object without ${bad.join(', ')}()`);
   return embedder;
-}
-
-/** zod issues as one sentence: `url: must be an http:// or https:// URL; batchSize: too small...`. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], nameOf: (path: readonly PropertyKey[]) => string = (p) => p.map(String).join('.')): string {
-  return issues
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown setting(s) ${issue.keys.map((k) => nameOf([...issue.path, k])).join(', ')}`;
-      const name = nameOf(issue.path);
-      return `${name === '' ? '' : `${name}: `}${issue.message}`;
-    })
-    .join('; ');
 }

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import { planBatches, runLimited, Semaphore } from './batching.js';
 import { badAnswer } from './errors.js';
+import { parseSettings } from './issues.js';
 import { endpointFor, postJson, type HttpEndpoint, type RetryPolicy } from './http.js';
 import { httpSettings, httpUrl, OPENAI_DEFAULTS } from './openai.js';
 import type { EmbedCallOptions, EmbedderContext } from './types.js';
@@ -100,9 +101,8 @@ export class RerankClient implements Reranker {
   readonly #slots: Semaphore;
 
   constructor(settings: RerankSettings, context: EmbedderContext = {}) {
-    const parsed = rerankSettingsSchema.safeParse(settings);
-    if (!parsed.success) throw new GroundworkError('INVALID_OPTIONS', `rerank settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-    const s = { ...RERANK_DEFAULTS, ...Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) } as typeof RERANK_DEFAULTS & RerankSettings;
+    const parsed = parseSettings(rerankSettingsSchema, settings, 'rerank settings');
+    const s = { ...RERANK_DEFAULTS, ...Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) } as typeof RERANK_DEFAULTS & RerankSettings;
     this.#settings = s;
     this.api = s.api;
     this.model = s.model;

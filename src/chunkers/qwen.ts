@@ -547,7 +547,7 @@ function chunkPages(pages: readonly QwenPage[], options: QwenOptions, tokenizer:
   const paragraphs = pages.flatMap((p) => p.paragraphs);
   // get_plain_doc: every paragraph joined by '\n', no markers.
   const plain = paragraphs.map((p) => p.text).join(PARAGRAPH_JOIN);
-  if (isPythonBlank(plain)) return [];
+  // A blank or empty document fits maxRefToken too: Qwen returns it as one chunk (token 0 when empty).
   const total = paragraphs.reduce((sum, p) => sum + p.tokens, 0);
   if (total <= options.maxRefToken) {
     return [toChunk(0, plain, paragraphs.map((p) => ({ paragraph: p, start: p.start, end: p.end })), total, tokenizer, paths)];
@@ -574,7 +574,7 @@ export const qwenChunker: ChunkerDefinition<QwenOptions> = {
    * maxRefToken does not apply).
    */
   chunkText(text, options, tokenizer) {
-    if (isPythonBlank(text)) return [];
+    // Blank text too: format_docs makes it a page of one paragraph, which split_doc_to_chunk emits ("[page: 0]\n" for '').
     const paragraph: QwenParagraph = { text, isTable: false, tokens: qwenCount(tokenizer, text), start: 0, end: text.length, exact: true };
     return finishChunks(splitDocToChunks([{ pageNum: 0, paragraphs: [paragraph] }], options.parserPageSize, tokenizer), tokenizer, undefined);
   },

@@ -3,7 +3,8 @@ import type { ElementDraft, TableData } from './types.js';
 /**
  * Canonical rendering: one deterministic Markdown-like text per document. Offsets of elements and
  * chunks refer to it. Rules: `#` headings, `- `/`N. ` list items indented two spaces per depth,
- * pipe tables, fenced code, `> ` quotes; list items in a run are separated by one newline, every
+ * pipe tables, fenced code, `> ` quotes, display equations as `$$LaTeX$$` on one line (inline ones
+ * are `$LaTeX$` in their paragraph's text); list items in a run are separated by one newline, every
  * other pair of elements by a blank line; page furniture is not rendered.
  */
 
@@ -37,6 +38,9 @@ export function renderElement(el: ElementDraft): string {
       return el.speaker ? `${el.speaker}: ${el.text}` : el.text;
     case 'page-furniture':
       return '';
+    case 'formula':
+      // One line, so the equation is one span that blank-line splitting never cuts.
+      return el.text.trim() ? `$$${el.text.replace(/\s*\n\s*/g, ' ').trim()}$$` : '';
     default:
       return el.text;
   }

@@ -44,7 +44,8 @@ export type ElementKind =
   | 'footnote'
   | 'caption'
   | 'page-furniture'
-  | 'turn';
+  | 'turn'
+  | 'formula';
 
 /** A box in page coordinates: x0,y0 top-left, x1,y1 bottom-right, in the format's own units (PDF points). */
 export interface BBox {
@@ -71,7 +72,11 @@ export interface TableData {
 /** What a parser emits: an element without canonical offsets (the builder assigns them). */
 export interface ElementDraft {
   kind: ElementKind;
-  /** Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines. */
+  /**
+   * Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines.
+   * For a `formula` (a display equation) its LaTeX, without the `$$` delimiters. Inline equations stay
+   * in their paragraph's text as `$...$` (LaTeX), whatever the element kind.
+   */
   text: string;
   /** Heading level 1-6. */
   level?: number;

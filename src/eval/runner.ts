@@ -6,7 +6,7 @@ import { chunkText } from '../chunk.js';
 import { getChunker, DEFAULT_STRATEGY } from '../chunkers/registry.js';
 import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
-import { chunksToBlocks, configHash } from '../library/blocks.js';
+import { chunksToBlocks, configHash, storableChunks } from '../library/blocks.js';
 import { analyze } from '../search/analyze.js';
 import { RankReader } from '../store/sqlite-bulk.js';
 import { SqliteStore } from '../store/sqlite.js';
@@ -127,7 +127,7 @@ function evaluateConfig(dataset: EvalDataset, questions: readonly EvalQuestion[]
     const all: IndexedChunk[] = [];
     try {
       for (const doc of dataset.documents) {
-        const chunks = chunkText(doc.text, config.options);
+        const chunks = storableChunks(doc.text, chunkText(doc.text, config.options));
         const synthetic = syntheticDocument(doc.name, doc.text);
         store.writeDocument({ document: synthetic, blocks: chunksToBlocks(synthetic, chunks, hash), path: null, strategy, configHash: hash, original: null, parseCacheKey: null });
         const indexed = chunks.map((c) => indexedChunk(doc.name, c, countsAreCl100k ? c.tokens : counter.count(c.text)));

@@ -1,6 +1,8 @@
 import type { ElementDraft, TableCell, TableData } from '../document/types.js';
 import type { DocxNumbering } from './docx-numbering.js';
 import { isMonospaceFont, type DocxStyles } from './docx-styles.js';
+import { SubtreeCapture } from './math/capture.js';
+import { ommlParagraph, ommlToLatex } from './math/omml.js';
 import { saxParse, type XmlAttributes } from './xml.js';
 
 /**
@@ -11,7 +13,9 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * a note. So a table cell is just the elements of its paragraphs (nested tables included, flattened
  * into the cell's text), and a text box's paragraphs follow the paragraph anchoring it. Footnote,
  * endnote and comment references become `footnote` elements right after the paragraph (or the
- * table) that cites them, so a chunk keeps a note with the text it explains.
+ * table) that cites them, so a chunk keeps a note with the text it explains. Equations (OMML) are
+ * captured as a tree and converted to LaTeX (math/omml.ts): `m:oMath` inline as `$...$` in the
+ * paragraph's text, each equation of an `m:oMathPara` a `formula` element where it stands.
  */
 
 export interface DocxContext {
@@ -48,6 +52,8 @@ interface ParagraphState {
   /** Elements that follow the paragraph: images, text-box content, notes. */
   after: ElementDraft[];
   inPPr: boolean;
+  /** Display equations (m:oMathPara), each with the number of text parts before it. */
+  displays?: { at: number; latex: string }[];
 }
 
 interface CellState {
@@ -98,6 +104,8 @@ export class DocxWalker {
   private drawingRel: string | undefined;
   private inDrawing = 0;
   private link: { id?: string; start: number } | undefined;
+  /** The equation (m:oMath or m:oMathPara) being read, as a tree for the OMML converter. */
+  private math: SubtreeCapture | undefined;
 
   constructor(private readonly ctx: DocxContext) {}
 
@@ -115,11 +123,19 @@ export class DocxWalker {
   }
 
   private open(name: string, a: XmlAttributes): void {
+    if (this.math) {
+      this.math.open(name, a);
+      return;
+    }
     if (this.skipDepth > 0 || SKIPPED.has(name)) {
       this.skipDepth++;
       return;
     }
     const p = this.paragraph;
+    if ((name === 'm:oMathPara' || name === 'm:oMath') && p) {
+      this.math = new SubtreeCapture(name, a);
+      return;
+    }
     switch (name) {
       case 'w:p':
         this.paragraphs.push({ parts: [], chars: 0, monoChars: 0, after: [], inPPr: false });
@@ -157,7 +173,6 @@ export class DocxWalker {
         if (this.inRunProps) this.runHidden = a['w:val'] !== 'false' && a['w:val'] !== '0';
         return;
       case 'w:t':
-      case 'm:t':
         this.inText = true;
         return;
       case 'w:tab':
@@ -246,13 +261,16 @@ export class DocxWalker {
   }
 
   private close(name: string): void {
+    if (this.math) {
+      if (this.math.close()) this.finishMath();
+      return;
+    }
     if (this.skipDepth > 0) {
       this.skipDepth--;
       return;
     }
     switch (name) {
       case 'w:t':
-      case 'm:t':
         this.inText = false;
         return;
       case 'w:pPr': {
@@ -309,7 +327,8 @@ export class DocxWalker {
   }
 
   private text(text: string): void {
-    if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
+    if (this.math) this.math.text(text);
+    else if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
   }
 
   private append(text: string, mono: boolean): void {
@@ -382,7 +401,39 @@ export class DocxWalker {
     p.after.push({ kind: 'footnote', text: `[comment${comment.author ? ` by ${comment.author}` : ''}] ${comment.text}` });
   }
 
+  private finishMath(): void {
+    const root = this.math!.root;
+    this.math = undefined;
+    const p = this.paragraph;
+    if (!p) return;
+    if (root.name === 'm:oMathPara') {
+      for (const latex of ommlParagraph(root)) (p.displays ??= []).push({ at: p.parts.length, latex });
+      return;
+    }
+    const latex = ommlToLatex(root);
+    if (latex) this.append(`$${latex}$`, false);
+  }
+
+  /**
+   * A paragraph holding display equations: the text before the first one is the paragraph (its
+   * style and numbering apply), then each equation is a `formula` element, the text after it a
+   * paragraph; images and notes follow the last piece.
+   */
+  private finishWithDisplays(p: ParagraphState, displays: { at: number; latex: string }[]): void {
+    const piece = (from: number, to: number, after: ElementDraft[]): ParagraphState => {
+      const parts = p.parts.slice(from, to);
+      return { parts, chars: parts.join('').length, monoChars: 0, after, inPPr: false };
+    };
+    this.finishParagraph({ ...piece(0, displays[0]!.at, []), ...(p.styleId !== undefined && { styleId: p.styleId }), ...(p.numId !== undefined && { numId: p.numId }), ...(p.ilvl !== undefined && { ilvl: p.ilvl }), ...(p.outline !== undefined && { outline: p.outline }) });
+    displays.forEach((d, i) => {
+      this.sink.push({ kind: 'formula', text: d.latex });
+      const last = i === displays.length - 1;
+      this.finishParagraph(piece(d.at, last ? p.parts.length : displays[i + 1]!.at, last ? p.after : []));
+    });
+  }
+
   private finishParagraph(p: ParagraphState): void {
+    if (p.displays) return this.finishWithDisplays(p, p.displays);
     const text = p.parts.join('').trim();
     const { styles, numbering } = this.ctx;
     const styleId = p.styleId ?? styles.defaultParagraph;
@@ -460,7 +511,7 @@ function toInt(value: string | undefined): number | undefined {
 export function joinTexts(elements: readonly ElementDraft[], separator: string): string {
   const out: string[] = [];
   for (const el of elements) {
-    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.text;
+    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.kind === 'formula' ? `$$${el.text}$$` : el.text;
     if (text) out.push(text);
   }
   return out.join(separator);

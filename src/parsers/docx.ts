@@ -24,7 +24,7 @@ const REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relation
 
 export const docxParser: ParserDefinition = {
   formats: ['docx'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;

@@ -1,6 +1,7 @@
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
 import { OdfTableReader } from './odf-table.js';
+import { odfFormula } from './math/odf.js';
 import { openOdfPackage, readListStyles } from './odf-package.js';
 import { odfPicture } from './odf-pictures.js';
 import { paragraphElements, readingOrder, type OrderScale } from './pptx.js';
@@ -20,7 +21,7 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * Pictures without alt text are counted in a warning; with `ocr: 'on'` every picture (`draw:image
  * xlink:href`, not an embedded object's replacement image) is OCR'd into `ocrText`, pictures without
  * alt text kept when OCR finds text, while 'auto' keeps alt text only (OCR costs seconds per
- * picture), as for PPTX.
+ * picture), as for PPTX. A formula object (MathML, math/odf.ts) is a `formula` element with its LaTeX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.presentation';
@@ -61,14 +62,14 @@ interface ListFrame {
 
 export const odpParser: ParserDefinition = {
   formats: ['odp'],
-  version: '2',
+  version: '3',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const pkg = openOdfPackage(input.bytes, input.name, 'presentation');
     const numbered = readListStyles(automaticStyles(pkg.content), pkg.zip.readTextIfPresent('styles.xml'));
     const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
     const counters = { imagesWithoutAlt: 0 };
-    const slides = readSlides(pkg.content, numbered, counters, pictureHrefs);
+    const slides = readSlides(pkg.content, numbered, counters, pictureHrefs, (href) => odfFormula(pkg.zip, href));
     const elements: ElementDraft[] = [];
     let firstHeading: string | undefined;
     slides.forEach((slide, i) => {
@@ -128,7 +129,13 @@ interface Slide {
  * @param pictureHrefs Set when pictures will be OCR'd: each image element -> its picture's hrefs.
  *   Pictures without alt text then become image elements too, until OCR says whether they hold text.
  */
-function readSlides(content: string, numbered: Map<string, Set<number>>, counters: { imagesWithoutAlt: number }, pictureHrefs?: Map<ElementDraft, string[]>): Slide[] {
+function readSlides(
+  content: string,
+  numbered: Map<string, Set<number>>,
+  counters: { imagesWithoutAlt: number },
+  pictureHrefs?: Map<ElementDraft, string[]>,
+  formula?: (href: string | undefined) => string | undefined,
+): Slide[] {
   const slides: Slide[] = [];
   let slide: Slide | undefined;
   let inNotes = 0;
@@ -194,7 +201,11 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
         case 'draw:object':
         case 'draw:object-ole': {
           const shape = shapes[shapes.length - 1];
-          if (shape) shape.object = true;
+          if (shape) {
+            shape.object = true;
+            const latex = name === 'draw:object' ? formula?.(attrs['xlink:href']) : undefined;
+            if (latex) shape.extra.push({ kind: 'formula', text: latex });
+          }
           return;
         }
         case 'text:list':

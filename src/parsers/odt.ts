@@ -5,6 +5,7 @@ import { joinTexts } from './docx-body.js';
 import { formatNumber } from './docx-numbering.js';
 import { isMonospaceFont } from './docx-styles.js';
 import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
+import { odfFormula } from './math/odf.js';
 import { odfPicture } from './odf-pictures.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type XmlNode } from './xml.js';
@@ -18,7 +19,9 @@ import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type Xm
  * notes and annotations become `footnote` elements after the paragraph citing them. With `ocr: 'on'`
  * the frames' pictures (`draw:image xlink:href`, not an embedded object's replacement image) are
  * OCR'd into the image elements' `ocrText`, pictures without alt text kept when OCR finds text;
- * 'auto' keeps alt text only (OCR costs seconds per picture), as for DOCX.
+ * 'auto' keeps alt text only (OCR costs seconds per picture), as for DOCX. Formula objects (MathML
+ * in `Object N/content.xml`, math/odf.ts) become LaTeX: a paragraph holding only the formula is a
+ * `formula` element, else the formula is `$...$` in the paragraph's text.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.text';
@@ -42,6 +45,8 @@ interface Paragraph {
   heading?: number;
   style?: string;
   after: ElementDraft[];
+  /** LaTeX of the last formula object in the paragraph (a paragraph that is just `$it$` is a display formula). */
+  formula?: string;
 }
 
 interface Cell {
@@ -64,7 +69,7 @@ const MAX_REPEAT = 64;
 
 export const odtParser: ParserDefinition = {
   formats: ['odt'],
-  version: '2',
+  version: '3',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
@@ -79,6 +84,7 @@ export const odtParser: ParserDefinition = {
     if (stylesRoot) collectStyles(stylesRoot, styles, listStyles);
     const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
     const walker = new OdtWalker(styles, listStyles, pictureHrefs);
+    walker.formula = (href) => odfFormula(zip, href);
     walker.walk(zip.readText('content.xml'));
     const furniture = stylesRoot ? masterPageFurniture(stylesRoot) : { headers: [], footers: [] };
     const { metadata, title, language, pageCount } = readMeta(zip);
@@ -173,7 +179,9 @@ class OdtWalker {
   private citation = '';
   private readonly notes: { elements: ElementDraft[]; kind: 'note' | 'annotation' }[] = [];
   /** `hrefs`: the frame's pictures (alternative formats, best first); `object`: it shows an embedded object. */
-  private frame: { alt: string; title: string; desc: string; image: boolean; hrefs: string[]; object: boolean } | undefined;
+  private frame: { alt: string; title: string; desc: string; image: boolean; hrefs: string[]; object: boolean; formula?: string } | undefined;
+  /** Reads an embedded object's formula as LaTeX (undefined when the object is not a formula). */
+  formula: ((href: string | undefined) => string | undefined) | undefined;
   /** Inside a frame's svg:title or svg:desc, whose text is the image's alt text. */
   private altField: 'title' | 'desc' | undefined;
   private link: { url: string; start: number } | undefined;
@@ -273,7 +281,11 @@ class OdtWalker {
       case 'draw:object':
       case 'draw:object-ole':
         // Its draw:image is the object's replacement rendering (a chart, a formula), not a picture.
-        if (this.frame) this.frame.object = true;
+        if (this.frame) {
+          this.frame.object = true;
+          const latex = name === 'draw:object' ? this.formula?.(a['xlink:href']) : undefined;
+          if (latex) this.frame.formula = latex;
+        }
         return;
       case 'draw:text-box':
         this.sinks.push([]);
@@ -382,6 +394,10 @@ class OdtWalker {
       case 'draw:frame': {
         const frame = this.frame;
         this.frame = undefined;
+        if (frame?.formula) {
+          this.addFormula(frame.formula);
+          return;
+        }
         if (!frame?.image) return;
         frame.alt = frame.alt || frame.title.trim() || frame.desc.trim();
         const picture = this.pictureHrefs !== undefined && !frame.object && frame.hrefs.length > 0;
@@ -467,6 +483,8 @@ class OdtWalker {
       } else if (list && this.paragraphs.length === 0) {
         this.elementsSinceList = 0;
         sink.push(this.listItem(list, text));
+      } else if (p.formula !== undefined && text === `$${p.formula}$`) {
+        sink.push({ kind: 'formula', text: p.formula });
       } else if (style.title) {
         sink.push({ kind: 'heading', level: 1, text });
       } else if (style.level !== undefined && !list) {
@@ -484,6 +502,17 @@ class OdtWalker {
     sink.push(...p.after.filter((el) => el.kind !== 'footnote' && el.kind !== 'image'));
     if (this.tables.length > 0) this.deferred.push(...notes);
     else sink.push(...notes);
+  }
+
+  /** A formula object: `$LaTeX$` in the paragraph anchoring it (or a formula element when it has none). */
+  private addFormula(latex: string): void {
+    const p = this.paragraph;
+    if (!p) {
+      this.sink.push({ kind: 'formula', text: latex });
+      return;
+    }
+    this.append(`$${latex}$`);
+    p.formula = latex;
   }
 
   private listItem(list: ListFrame, text: string): ElementDraft {

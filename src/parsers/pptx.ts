@@ -58,7 +58,7 @@ interface SlideContext {
 
 export const pptxParser: ParserDefinition = {
   formats: ['pptx'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
@@ -405,6 +405,10 @@ export function paragraphElements(paragraphs: readonly Paragraph[], bulletedByDe
   for (const p of paragraphs) {
     const text = p.text.trim();
     if (!text) continue;
+    if (p.formula !== undefined && text === `$$${p.formula}$$`) {
+      out.push({ kind: 'formula', text: p.formula });
+      continue;
+    }
     const bullet = p.bullet === 'inherit' ? (bulletedByDefault ? 'char' : 'none') : p.bullet;
     if (bullet === 'none') {
       counters.length = 0;

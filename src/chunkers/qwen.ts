@@ -1,4 +1,5 @@
 import { headingPaths } from '../document/build.js';
+import { renderElement } from '../document/canonical.js';
 import type { Document, Element, Format, TableData } from '../document/types.js';
 import { GroundworkError, invalidOption } from '../errors.js';
 import type { Tokenizer } from '../tokens/types.js';
@@ -432,6 +433,8 @@ function qwenTableText(el: Element, format: Format): string {
 function elementText(el: Element): string {
   if (el.kind === 'image') return el.ocrText ?? el.text;
   if (el.kind === 'turn' && el.speaker) return `${el.speaker}: ${el.text}`;
+  // Qwen's parsers read no comments; ours keep who wrote them and what they annotate.
+  if (el.kind === 'comment') return renderElement(el);
   return el.text;
 }
 

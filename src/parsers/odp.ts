@@ -4,6 +4,7 @@ import { OdfTableReader } from './odf-table.js';
 import { odfFormula } from './math/odf.js';
 import { openOdfPackage, readListStyles } from './odf-package.js';
 import { odfPicture } from './odf-pictures.js';
+import { ANNOTATION_ELEMENTS, annotationElement, OdfAnnotationReader, type OdfAnnotation } from './odf-review.js';
 import { paragraphElements, readingOrder, type OrderScale } from './pptx.js';
 import { coverChildren, type Paragraph } from './pptx-slide.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
@@ -17,7 +18,8 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * `svg:width`, `svg:height`; pptx.ts `readingOrder`: columns where a gutter runs through a band,
  * else rows); `text:list` nesting gives list depth and the list style says numbered or bulleted;
  * tables, images with `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one
- * `Notes:` paragraph after the slide; footer, date and page-number frames as page furniture.
+ * `Notes:` paragraph after the slide, then the slide's annotations (`officeooo:annotation`,
+ * `office:annotation`) as comments; footer, date and page-number frames as page furniture.
  * Pictures without alt text are counted in a warning; with `ocr: 'on'` every picture (`draw:image
  * xlink:href`, not an embedded object's replacement image) is OCR'd into `ocrText`, pictures without
  * alt text kept when OCR finds text, while 'auto' keeps alt text only (OCR costs seconds per
@@ -62,7 +64,7 @@ interface ListFrame {
 
 export const odpParser: ParserDefinition = {
   formats: ['odp'],
-  version: '3',
+  version: '4',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const pkg = openOdfPackage(input.bytes, input.name, 'presentation');
@@ -71,9 +73,10 @@ export const odpParser: ParserDefinition = {
     const counters = { imagesWithoutAlt: 0 };
     const slides = readSlides(pkg.content, numbered, counters, pictureHrefs, (href) => odfFormula(pkg.zip, href));
     const elements: ElementDraft[] = [];
+    const annotationNames = new Set<string>();
     let firstHeading: string | undefined;
     slides.forEach((slide, i) => {
-      for (const el of slideElements(slide)) {
+      for (const el of slideElements(slide, annotationNames)) {
         el.page = i + 1;
         el.slide = i + 1;
         if (firstHeading === undefined && el.kind === 'heading') firstHeading = el.text;
@@ -123,6 +126,7 @@ function automaticStyles(content: string): string | undefined {
 interface Slide {
   shapes: OdpShape[];
   notes: string[];
+  comments: OdfAnnotation[];
 }
 
 /**
@@ -146,6 +150,7 @@ function readSlides(
   let altTarget: 'title' | 'desc' | undefined;
   let altText = '';
   let table: OdfTableReader | undefined;
+  let annotation: OdfAnnotationReader | undefined;
   let itemStart: number | undefined;
 
   const container = (): OdpShape[] | undefined => (shapes.length > 0 ? shapes[shapes.length - 1]!.children : slide?.shapes);
@@ -156,11 +161,19 @@ function readSlides(
         table.open(name, attrs, selfClosing);
         return;
       }
+      if (annotation) {
+        annotation.open(name, attrs);
+        return;
+      }
       if (name === 'draw:page') {
-        slide = { shapes: [], notes: [] };
+        slide = { shapes: [], notes: [], comments: [] };
         return;
       }
       if (!slide) return;
+      if (ANNOTATION_ELEMENTS.has(name) && inNotes === 0) {
+        annotation = new OdfAnnotationReader(attrs);
+        return;
+      }
       if (name === 'presentation:notes') {
         inNotes++;
         return;
@@ -180,8 +193,8 @@ function readSlides(
         if (inNotes === 0) container()?.push(shape);
         else if (cls !== 'notes') shape.cls = 'ignored-in-notes';
         else shape.cls = 'notes';
+        // A self-closing shape is closed by its closing tag, which saxes reports too.
         shapes.push(shape);
-        if (selfClosing) closeShape();
         return;
       }
       switch (name) {
@@ -240,6 +253,13 @@ function readSlides(
       }
     },
     close(name: string) {
+      if (annotation) {
+        if (annotation.close(name)) {
+          slide?.comments.push(annotation.annotation());
+          annotation = undefined;
+        }
+        return;
+      }
       if (table) {
         if (name === 'table:table' && table.atTop()) {
           const shape = shapes[shapes.length - 1];
@@ -284,7 +304,8 @@ function readSlides(
       }
     },
     text(text: string) {
-      if (table) table.text(text);
+      if (annotation) annotation.text(text);
+      else if (table) table.text(text);
       else if (altTarget) altText += text;
       else if (paragraph) paragraph.text += text;
     },
@@ -333,7 +354,7 @@ function bulletOf(lists: readonly ListFrame[], numbered: Map<string, Set<number>
   return 'char';
 }
 
-function slideElements(slide: Slide): ElementDraft[] {
+function slideElements(slide: Slide, annotationNames: Set<string>): ElementDraft[] {
   const out: ElementDraft[] = [];
   const titles = slide.shapes.filter((s) => s.cls === 'title');
   const titleSlide = slide.shapes.some((s) => s.cls === 'subtitle');
@@ -355,6 +376,10 @@ function slideElements(slide: Slide): ElementDraft[] {
   };
   for (const shape of contentOrder(slide.shapes.filter((s) => s.cls !== 'title'))) emit(shape);
   if (slide.notes.length > 0) out.push({ kind: 'paragraph', text: `Notes: ${slide.notes.join('\n')}` });
+  for (const a of slide.comments) {
+    const el = annotationElement(a, annotationNames);
+    if (el) out.push(el);
+  }
   return out;
 }
 

@@ -205,10 +205,11 @@ export function readShapeTree(xml: string): Shape[] {
           return;
         }
         case 'a:graphicData':
-          if (shape && attrs['uri']?.endsWith('/chart')) shape.kind = 'chart';
+          if (shape && (attrs['uri']?.endsWith('/chart') || attrs['uri']?.endsWith('/chartex'))) shape.kind = 'chart';
           else if (shape && attrs['uri']?.endsWith('/diagram')) shape.kind = 'diagram';
           return;
         case 'c:chart':
+        case 'cx:chart':
           if (shape) shape.rel = attrs['r:id'] ?? '';
           return;
         case 'a:blip':

@@ -276,6 +276,23 @@ describe('qwen: chunkDocument', () => {
     expect(chunks[1]!.headingPath).toEqual(['Report']);
   });
 
+  test('a comment keeps its label (who, on what) in the paragraph Qwen gets', () => {
+    const pptx = buildDocument(
+      {
+        format: 'pptx',
+        mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        pageCount: 1,
+        elements: [
+          { kind: 'paragraph', text: 'Ship it', page: 1, slide: 1 },
+          { kind: 'comment', text: 'Which date?', comment: { author: 'Ann' }, page: 1, slide: 1 },
+        ],
+      },
+      { id: 'z', bytes: 0 },
+    );
+    const chunks = qwenChunker.chunkDocument(pptx, { parserPageSize: 500, maxRefToken: 0 }, byteTokenizer) as QwenChunk[];
+    expect(chunks.map((c) => c.text)).toEqual(['[page: 1]\nShip it\n[Comment by Ann, on slide 1] Which date?']);
+  });
+
   test('options: defaults, validation, Qwen vocabulary by default', () => {
     expect(qwenChunker.resolveOptions({})).toEqual({ parserPageSize: 500, maxRefToken: 20000 });
     expect(qwenChunker.defaultTokenizer).toBe('qwen');

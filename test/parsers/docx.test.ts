@@ -129,10 +129,11 @@ describe('DOCX parser (inline fixture)', async () => {
     expect(doc.metadata.hyperlinks).toEqual([{ text: 'the site', url: 'https://example.com/x' }]);
     expect(kinds('paragraph').map((e) => e.text)).toContain('See the site.[1]');
     const notes = kinds('footnote').map((e) => e.text);
-    expect(notes).toEqual(['[1] A footnote body.', '[comment by Ann] Check this.']);
-    // Notes follow the paragraph citing them.
+    expect(notes).toEqual(['[1] A footnote body.']);
+    expect(kinds('comment').map((e) => [e.text, e.comment])).toEqual([['Check this.', { author: 'Ann' }]]);
+    // Notes and comments follow the paragraph citing them.
     const cite = doc.elements.findIndex((e) => e.text === 'See the site.[1]');
-    expect(doc.elements[cite + 1]!.kind).toBe('footnote');
+    expect(doc.elements.slice(cite + 1, cite + 3).map((e) => e.kind)).toEqual(['footnote', 'comment']);
   });
 
   test('images by alt text, text boxes once (mc:Fallback ignored), code, deleted text and field codes dropped', () => {

@@ -25,6 +25,7 @@ export class SqliteSearch {
   private readonly termStats: TermStats | undefined;
   private readonly lengthStats: () => LengthStats;
   private readonly topRowids: Database.Statement;
+  private readonly topBlocks: Database.Statement;
   private readonly allPaths: Database.Statement;
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -32,6 +33,12 @@ export class SqliteSearch {
     this.termStats = termStatsOf(db);
     this.lengthStats = lengthStatsReader(db);
     this.topRowids = db.prepare(TOP_ROWIDS_SQL);
+    // One statement, no sort: SQLite runs the CTE as a co-routine in FTS5's rank order and joins
+    // each rowid to its block, so the order is exactly blockRows' (which orders by candidate position).
+    this.topBlocks = db.prepare(
+      `WITH top AS (${TOP_ROWIDS_SQL})
+       SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
+    );
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
   }
 
@@ -45,18 +52,14 @@ export class SqliteSearch {
     if (!match) return [];
     const conditions = this.conditions(filter);
     if (!conditions) return [];
-    return this.rankedRows('b.*', match, k, conditions);
+    return this.rankedRows(match, k, conditions);
   }
 
   /** The order `blockRows(query, k)` returns, as (docId, ordinal, score) only. */
   rank(query: string, k: number): RankedBlock[] {
     const match = ftsQuery(query, this.termStats);
     if (!match) return [];
-    return this.rankedRows('b.doc_id AS docId, b.ordinal AS ordinal', match, k, { sql: [], params: {} }).map((row) => ({
-      docId: row.docId,
-      ordinal: row.ordinal,
-      score: -row.rank,
-    }));
+    return this.topBlocks.all({ match, rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
   }
 
   /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
@@ -79,12 +82,12 @@ export class SqliteSearch {
   }
 
   /**
-   * The best `k` rows (`columns` of `b`, plus `rank`) for `match` that pass `conditions`. FTS5
+   * The best `k` block rows (plus `rank`) for `match` that pass `conditions`. FTS5
    * ranks first and only the winners are joined with their blocks: joining every match (text and
    * all) before sorting costs several times more. With filters, the top candidates are filtered;
    * when too few survive and more candidates exist, the full join is the exact answer.
    */
-  private rankedRows(columns: string, match: string, k: number, conditions: Conditions): Row[] {
+  private rankedRows(match: string, k: number, conditions: Conditions): Row[] {
     const filtered = conditions.sql.length > 0;
     const candidates = filtered ? Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES) : k;
     const rank = rankFunction(columnWeights(this.lengthStats()));
@@ -92,13 +95,13 @@ export class SqliteSearch {
     if (top.length === 0) return [];
     const where = filtered ? `WHERE ${conditions.sql.join(' AND ')}` : '';
     const rows = this.cached(
-      `SELECT ${columns}, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
+      `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
        ${filtered ? 'JOIN documents d ON d.id = b.doc_id' : ''} ${where} ORDER BY c.key LIMIT @k`,
     ).all({ ...conditions.params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
     for (const row of rows) row.rank = top[row.position]!.rank;
     if (!filtered || rows.length >= k || top.length < candidates) return rows;
     return this.cached(
-      `SELECT ${columns}, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
+      `SELECT b.*, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
        JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND blocks_fts.rank MATCH @rank AND ${conditions.sql.join(' AND ')}
        ORDER BY blocks_fts.rank LIMIT @k`,
     ).all({ ...conditions.params, match, rank, k }) as Row[];

@@ -184,18 +184,21 @@ export async function main(): Promise<void> {
       `${sets.length} concurrent ingests (${sets.map((s) => `${s.name}: ${s.files} files`).join(', ')}) vs one sequential ingest of A+B`,
       ['run', 'files offered', 'wall s', 'rejected', 'rejected for a lock', 'rejected by code', 'searches meanwhile (errors)', 'library equal to sequential'],
       [
-        ['sequential A+B', aFiles + bFiles, sequential.seconds, seqRejected.total, seqRejected.locked, seqRejected.byCode, '-', '-'],
+        ['sequential A+B', String(aFiles + bFiles), sequential.seconds, String(seqRejected.total), String(seqRejected.locked), seqRejected.byCode, '-', '-'],
         [
           `concurrent ${sets.map((s) => s.name).join(' | ')}`,
-          sets.reduce((s, x) => s + x.files, 0),
+          String(sets.reduce((s, x) => s + x.files, 0)),
           wall,
-          conRejected.total,
-          conRejected.locked,
+          String(conRejected.total),
+          String(conRejected.locked),
           conRejected.byCode,
           `${searched.searches} (${searched.errors.length})`,
           equal ? 'yes' : 'NO',
         ],
-        ...sets.map((s, i) => [`  ${s.name}`, s.files, results[i]!.seconds, rejectedSummary([results[i]!]).total, rejectedSummary([results[i]!]).locked, rejectedSummary([results[i]!]).byCode, '', '']),
+        ...sets.map((s, i) => {
+          const own = rejectedSummary([results[i]!]);
+          return [`  ${s.name}`, String(s.files), results[i]!.seconds, String(own.total), String(own.locked), own.byCode, '', ''];
+        }),
       ],
     );
     for (const e of searched.errors) console.log(`search error: ${e}`);

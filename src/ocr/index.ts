@@ -1,5 +1,5 @@
 import { GroundworkError } from '../errors.js';
-import type { PageRules } from '../pdf/rulings.js';
+import type { PageRules } from '../layout/rules.js';
 import { recognizeWithCli, type RecognizeRequest } from './engine-cli.js';
 import { closeJsWorker, recognizeWithJs } from './engine-js.js';
 import { CJK_ALL, CJK_CHARS, CJK_TEXT, cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, tesseractJsInstalled } from './languages.js';

@@ -1,14 +1,14 @@
 import { buildBlocks, wrapSpacing, type Block } from './blocks.js';
-import { buildLines, type Line } from './lines.js';
+import { buildLines, type Line } from '../layout/lines.js';
 import { readingOrder, type Box } from './order.js';
 import type { PageContent } from './page.js';
-import { orientChars, ROTATED, UNICODE_ERROR } from './chars.js';
-import { turnRules } from './rulings.js';
+import { orientChars, ROTATED, UNICODE_ERROR } from '../layout/chars.js';
+import { turnRules } from '../layout/rules.js';
 import { attachListMarkers, mergeInterleavedRuns } from './run-repair.js';
-import { buildRuns, type Run } from './runs.js';
-import { ruledToTable, type PageTable } from './table-cells.js';
-import { findRuledTables } from './tables-ruled.js';
-import { findUnruledTables } from './tables-unruled.js';
+import { buildRuns, type Run } from '../layout/runs.js';
+import { ruledToTable, type PageTable } from '../layout/table-cells.js';
+import { findRuledTables } from '../layout/tables-ruled.js';
+import { findUnruledTables } from '../layout/tables-unruled.js';
 
 /** One page after layout analysis: blocks and tables in reading order. */
 export interface PageLayout {

@@ -3,9 +3,9 @@ import { findOcrTables, placeTables } from '../ocr/tables.js';
 import { median } from '../ocr/tsv.js';
 import type { OcrBlock, OcrBox, OcrPage } from '../ocr/types.js';
 import type { PageItem } from './layout.js';
-import type { Line } from './lines.js';
+import type { Line } from '../layout/lines.js';
 import type { GrayPage } from './render.js';
-import type { PageRules } from './rulings.js';
+import type { PageRules } from '../layout/rules.js';
 
 /**
  * OCR of PDF pages without a usable text layer, by src/ocr (loaded only when a page needs it;

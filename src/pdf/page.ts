@@ -1,7 +1,9 @@
-import { extractChars, type FontTable, type PageChars } from './chars.js';
+import type { PageChars } from '../layout/chars.js';
+import type { PageRules } from '../layout/rules.js';
+import { extractChars, type FontTable } from './chars.js';
 import type { Engine, OpenedDocument } from './engine.js';
 import { pageGeometry, type PageGeometry } from './geometry.js';
-import { extractRules, type PageRules } from './rulings.js';
+import { extractRules } from './rulings.js';
 
 /** Everything layout analysis needs from one page; the PDFium page is closed before this returns. */
 export interface PageContent {

@@ -4,7 +4,7 @@ import type { ElementDraft } from '../../src/document/types.js';
 import { buildBlocks, wrapSpacing, type Block } from '../../src/pdf/blocks.js';
 import { isByline, isLabelText } from '../../src/pdf/headings.js';
 import type { PageLayout } from '../../src/pdf/layout.js';
-import { colorsDiffer, type Line } from '../../src/pdf/lines.js';
+import { colorsDiffer, type Line } from '../../src/layout/lines.js';
 import { buildStructure } from '../../src/pdf/structure.js';
 import { corpus, hasShared } from '../helpers.js';
 import { markdownHeadings, sequenceF1 } from '../parsers/similarity.js';

@@ -2,7 +2,7 @@ import { ocrBoxToSource } from '../ocr/layout.js';
 import { findOcrTables, placeTables } from '../ocr/tables.js';
 import { median } from '../ocr/tsv.js';
 import type { OcrBlock, OcrBox, OcrPage } from '../ocr/types.js';
-import type { PageItem } from './layout.js';
+import type { PageItem } from '../layout/page.js';
 import type { Line } from '../layout/lines.js';
 import type { GrayPage } from './render.js';
 import type { PageRules } from '../layout/rules.js';

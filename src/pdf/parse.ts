@@ -3,13 +3,13 @@ import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
 import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from './integrity.js';
-import type { PageItem, PageLayout } from './layout.js';
+import type { PageItem, PageLayout } from '../layout/page.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
 import { analysePages, pageWorkerCount } from './page-pool.js';
 import { PageReader } from './page-range.js';
 import { ocrToItems, pdfOcr } from './ocr.js';
 import { renderPageGray } from './render.js';
-import { buildStructure } from './structure.js';
+import { buildStructure } from '../layout/structure.js';
 
 /** Pages with fewer characters than this and no usable text are treated as having no text layer. */
 const MIN_TEXT_CHARS = 8;

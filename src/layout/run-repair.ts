@@ -1,6 +1,6 @@
-import { ROTATED, type PageChars } from '../layout/chars.js';
-import { sameLine } from '../layout/lines.js';
-import { buildRuns, type Run } from '../layout/runs.js';
+import { ROTATED, type PageChars } from './chars.js';
+import { sameLine } from './lines.js';
+import { buildRuns, type Run } from './runs.js';
 
 /**
  * Repairs of runs built in content order, before reading order sees them: characters a producer

@@ -1,4 +1,4 @@
-import { colorsDiffer, type Line } from '../layout/lines.js';
+import { colorsDiffer, type Line } from './lines.js';
 
 /** Consecutive lines of one paragraph-like unit on one page, in reading order. */
 export interface Block {

@@ -1,5 +1,5 @@
 import type { Block } from './blocks.js';
-import { colorsDiffer } from '../layout/lines.js';
+import { colorsDiffer } from './lines.js';
 
 /**
  * Headings from the document's font statistics: the body size is the most common size by

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { ElementDraft } from '../../src/document/types.js';
-import { buildBlocks, wrapSpacing, type Block } from '../../src/pdf/blocks.js';
-import { isByline, isLabelText } from '../../src/pdf/headings.js';
-import type { PageLayout } from '../../src/pdf/layout.js';
+import { buildBlocks, wrapSpacing, type Block } from '../../src/layout/blocks.js';
+import { isByline, isLabelText } from '../../src/layout/headings.js';
+import type { PageLayout } from '../../src/layout/page.js';
 import { colorsDiffer, type Line } from '../../src/layout/lines.js';
-import { buildStructure } from '../../src/pdf/structure.js';
+import { buildStructure } from '../../src/layout/structure.js';
 import { corpus, hasShared } from '../helpers.js';
 import { markdownHeadings, sequenceF1 } from '../parsers/similarity.js';
-import { parseCorpusPdf } from './quality.js';
+import { parseCorpusPdf } from '../pdf/quality.js';
 
 /** A line of text at (x0, y0) in page coordinates (top-left origin), half an em per character. */
 function line(text: string, x0: number, y0: number, size: number, style: { bold?: boolean; right?: number; color?: number } = {}): Line {

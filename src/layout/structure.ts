@@ -1,12 +1,12 @@
 import type { BBox, ElementDraft } from '../document/types.js';
 import { LIST_MARKER, type Block } from './blocks.js';
-import { unturnBox } from '../layout/chars.js';
+import { unturnBox } from './chars.js';
 import { findFurniture } from './furniture.js';
 import { demoteInContext, fontStats, headingStyle, isBareLabel, numberingDepth, styleKey, styleLevels, type FlowItem, type FontStats, type HeadingStyle } from './headings.js';
-import type { PageItem, PageLayout } from './layout.js';
-import { firstCode, isCjk, isLowerLatin, lastCode } from '../layout/script.js';
-import type { PageTable } from '../layout/table-cells.js';
-import { codeText, joinText, linesText } from '../layout/text.js';
+import type { PageItem, PageLayout } from './page.js';
+import { firstCode, isCjk, isLowerLatin, lastCode } from './script.js';
+import type { PageTable } from './table-cells.js';
+import { codeText, joinText, linesText } from './text.js';
 
 /**
  * Document-level structure over all analysed pages: furniture removed (kept as page-furniture

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { FILE_SPACE, MONO, SPACE_BEFORE, type PageChars } from '../../src/layout/chars.js';
 import { buildLines } from '../../src/layout/lines.js';
-import { attachListMarkers, mergeInterleavedRuns } from '../../src/pdf/run-repair.js';
+import { attachListMarkers, mergeInterleavedRuns } from '../../src/layout/run-repair.js';
 import { buildRuns } from '../../src/layout/runs.js';
 import { corpus, hasShared } from '../helpers.js';
-import { parseCorpusPdf } from './quality.js';
+import { parseCorpusPdf } from '../pdf/quality.js';
 
 interface Glyph {
   text: string;

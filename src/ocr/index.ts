@@ -14,7 +14,7 @@ import { findVerticalColumns, rereadVerticalColumns, verticalLanguage, type Vert
 export type { OcrBlock, OcrBox, OcrEngineName, OcrLine, OcrOptions, OcrPage, OcrWord } from './types.js';
 export type { Raster } from './raster.js';
 export { decodeImage, imageKind } from './raster.js';
-export { ocrPageToElements, ocrBoxToSource } from './layout.js';
+export { ocrPageToElements, ocrBoxToSource } from './elements.js';
 export { DEFAULT_OCR_LANG } from './languages.js';
 
 const DEFAULT_PSM = 3;

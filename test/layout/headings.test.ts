@@ -115,6 +115,11 @@ describe('headings in context', () => {
     expect(found.map((e) => e.level)).toEqual([1, 2]);
   });
 
+  test('a series name set well above the title (more than a line of its size between) stays a heading', () => {
+    const p = page(0, block(0, line('Issues and Points', 330, 40, 20, { bold: true })), block(0, line('The Real Title', 72, 100, 36, { bold: true })), prose(0, 150));
+    expect(headings(buildStructure([p]).elements)).toEqual(['Issues and Points', 'The Real Title']);
+  });
+
   test('the byline under a title is not a heading', () => {
     const p = page(
       0,

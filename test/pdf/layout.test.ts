@@ -34,6 +34,26 @@ describe('reading order', () => {
   });
 });
 
+describe('reading order: columns whose lines are not level', () => {
+  // Two columns, lines 19 pt apart, the right column's 4 pt lower and with a paragraph gap where
+  // the left has a line: that line is a band of its own, with no gutter of its own.
+  const left = [100, 119, 138, 157, 176].map((y0) => ({ x0: 50, y0, x1: 290, y1: y0 + 12.6 }));
+  const right = [104, 123, 161, 180].map((y0) => ({ x0: 310, y0, x1: 550, y1: y0 + 12.6 }));
+
+  // A footnote line under both columns runs across the gutter: the page has no gutter top to bottom.
+  const across = { x0: 50, y0: 209, x1: 550, y1: 220 };
+
+  test('a line of one column level with a gap in the other keeps the columns together', () => {
+    const boxes: Box[] = [...left, ...right, across];
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('a narrow item under the columns (a table header cell) is not read as a line of a column', () => {
+    const boxes: Box[] = [...left, ...right, { x0: 60, y0: 195, x1: 100, y1: 205 }, across];
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
+
 describe('reading order: tab stops on a first row', () => {
   test('a first row cut by wide gaps and wrapping to a second line is read row by row', () => {
     const boxes: Box[] = [

@@ -1,3 +1,4 @@
+import { composeAccents } from './accents.js';
 import { buildBlocks, wrapSpacing, type Block } from './blocks.js';
 import { buildLines, type Line } from './lines.js';
 import { readingOrder, type Box } from './order.js';
@@ -52,6 +53,7 @@ export type PageItem = { type: 'block'; block: Block } | { type: 'table'; table:
 export function analysePage(content: PositionedPage): PageLayout {
   const { chars } = content;
   const frame = orientChars(chars, content.width, content.height);
+  composeAccents(chars);
   const rules = turnRules(content.rules, frame.turns, content.width, content.height);
   const consumed = new Uint8Array(chars.count);
   const tables: PageTable[] = [];

@@ -74,6 +74,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   // Content index of the run's last character so far (its `end`, set when it is finished).
   let lastIndex = 0;
   let rtlCount = 0;
+  // The run holds a combining mark (U+0300-U+036F).
+  let marks = false;
   // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
   let runColor = -1;
   let mixedColors = false;
@@ -84,7 +86,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     if (cjkGaps.length > 0 && run.cjkPairs! - run.cjkLoose! >= MIN_TIGHT_PAIRS) {
       for (let g = cjkGaps.length - 1; g >= 0; g--) codes.splice(cjkGaps[g]!, 0, 0x20);
     }
-    run.text = fromCodes(codes);
+    // Combining marks the file sets after their letter (`e` + U+0301) compose with it.
+    run.text = marks ? fromCodes(codes).normalize('NFC') : fromCodes(codes);
     run.rtl = rtlCount * 2 > run.chars;
     run.end = lastIndex;
     if (runColor >= 0 && !mixedColors) run.color = runColor;
@@ -121,6 +124,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
         // (lam-alef) come out reversed.
         if (rtl) codes.splice(codes.length - 1, 0, c);
         else codes.push(c);
+        if (c >= 0x300 && c <= 0x36f) marks = true;
         run.chars++;
         lastCode = c;
         lastIndex = i;
@@ -149,11 +153,13 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
       run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i, end: i, cjkPairs: 0, cjkLoose: 0, cjk: 0, monoStart: (f & MONO) !== 0 };
       codes.length = 0;
       cjkGaps.length = 0;
+      marks = false;
       rtlCount = 0;
       runColor = -1;
       mixedColors = false;
     }
     codes.push(c);
+    if (c >= 0x300 && c <= 0x36f) marks = true;
     run.chars++;
     // Style counts ignore punctuation and symbols (a regular-weight ∗ or † after a bold name).
     if (!isSymbol(c)) {

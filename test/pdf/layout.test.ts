@@ -106,6 +106,10 @@ describe('text joining', () => {
     expect(joinText('Docket No. FAA–2020–', '0686; or')).toBe('Docket No. FAA–2020–0686; or');
     expect(joinText('the result –', 'as expected')).toBe('the result – as expected');
     expect(joinText('end of line', 'next line')).toBe('end of line next line');
+    // One letter before the hyphen is no broken word; a soft hyphen always is one.
+    expect(joinText('maps it to a d-', 'dimensional vector')).toBe('maps it to a d-dimensional vector');
+    expect(joinText('x-', 'axis')).toBe('x-axis');
+    expect(joinText('an exam\u00ad', 'ple')).toBe('an example');
   });
 });
 

@@ -13,7 +13,7 @@ import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
  */
 export const pdfParser: ParserDefinition = {
   formats: ['pdf'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput, options: ParseOptions): Promise<DocumentDraft> {
     return parsePdf(input.bytes, { ...options, ...(input.name !== undefined && { name: input.name }) }, pageRecognizer());

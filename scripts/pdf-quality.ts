@@ -5,6 +5,7 @@
  * Run: node --import tsx scripts/pdf-quality.ts
  */
 import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../test/helpers.js';
 import { measurePdfQuality } from '../test/pdf/quality.js';
@@ -19,6 +20,7 @@ const lines = [
   'common subsequence: text read out of order costs); heading F1: longest-common-subsequence F1 of heading',
   'texts; tables: share of expected cells equal at the same row and column (best-matching table of ours for',
   'each expected table).',
+  `ms: wall time of each parse in this run, on ${cpus().length} cores at load average ${loadavg()[0]!.toFixed(1)} (other work slows it).`,
   '',
   '| file | pages | text F1 | order F1 | heading F1 | headings ours/expected | table cells | tables ours/expected | ms |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',

@@ -18,9 +18,9 @@ import { parseReference, type ReferenceRole, type ReferenceStep, type SectionRef
  *
  * Chapter- and part-like references without a parent look at the top structural level (the
  * shallowest level where headings are numbered: below a document title); other steps look at the
- * children of the previous step's heading, then deeper. A chain's quality is its weakest step; the
- * best matches over all outlines win, and more than one is an ambiguity the caller resolves by
- * boosting instead of restricting.
+ * children of the previous step's heading, then deeper. A chain's quality is its weakest step; in
+ * one outline the best chains win. More than one match (in one document or several) is an ambiguity
+ * the caller resolves by boosting instead of restricting.
  */
 
 /** How a step matched a heading; selectors add the title matches. */
@@ -85,7 +85,7 @@ interface Chain {
   how: MatchKind[];
 }
 
-/** The best matches of `reference` in one outline (several when the outline itself is ambiguous). */
+/** The best matches of a reference's steps in one outline (several when the outline itself is ambiguous). */
 export function resolveInOutline(steps: readonly ReferenceStep[], outline: Outline): ResolvedSection[] {
   const context = new OutlineContext(outline);
   const chains: Chain[] = [];
@@ -107,9 +107,19 @@ export function resolveInOutline(steps: readonly ReferenceStep[], outline: Outli
   return best(chains.map((chain) => toSection(outline.docId, chain)));
 }
 
-/** The best matches of a reference over several outlines. */
+/**
+ * A reference over several outlines: each document's best matches, best quality first. Documents
+ * are not played off against each other by quality (the one numbered `第二章` is not more likely
+ * what the user means than the one numbered `二、`: the keywords decide that), except that a guess by
+ * position is dropped when some document has the numbers the reference names.
+ */
 export function resolveReference(reference: Pick<SectionReference, 'steps'>, outlines: readonly Outline[]): ResolvedSection[] {
-  return best(outlines.flatMap((outline) => resolveInOutline(reference.steps, outline)));
+  const perDocument = outlines.map((outline) => resolveInOutline(reference.steps, outline)).filter((m) => m.length > 0);
+  const numbered = perDocument.some((m) => m[0]!.quality > QUALITY.position);
+  return perDocument
+    .filter((m) => !numbered || m[0]!.quality > QUALITY.position)
+    .flat()
+    .sort((a, b) => b.quality - a.quality);
 }
 
 /**
@@ -135,6 +145,7 @@ export function resolveSelector(selector: string, outlines: readonly Outline[]):
     walk(0, null, []);
     all.push(...chains.map((chain) => toSection(outline.docId, chain)));
   }
+  // An explicit selector names what it names: the best matches over all documents only.
   return best(all);
 }
 

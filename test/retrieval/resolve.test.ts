@@ -119,16 +119,18 @@ describe.skipIf(!hasShared)('resolving references on corpus documents', () => {
     expect(titles(resolve('第六部分', [duck]))).toEqual(['Relationship with humans']);
   }, 60_000);
 
-  it('over several documents: the best match wins; equal ones are all returned', async () => {
-    const outlines = [await outlineOf(PARK_REPORT), await outlineOf(manual('docx')), await outlineOf(corpus('pdf', 'tracemonkey.pdf'))];
-    // 第三章 is written as 第三章 only in the manual: numbering of the same kind beats 三、 and 3.
-    const [third, ...others] = resolve('第三章', outlines);
-    expect(third!.title).toBe('第三章 配置');
-    expect(others).toEqual([]);
-    // chapter 4: the manual's 第四章 (a chapter by name) beats 四、 and 4.
-    expect(titles(resolve('chapter 4', outlines))).toEqual(['第四章 故障排查']);
-    // 第二部分: no document writes parts; all three have a second top-level heading numbered 2.
-    expect(resolve('第二部分', outlines).map((s) => s.title)).toEqual(['二、建设内容与规模', '第二章 安装', '2. Overview: Example Tracing Run']);
+  it('over several documents: every document\'s best match, best numbered first; positions only when nothing is numbered', async () => {
+    const duck = await outlineOf(corpus('html', 'wiki_duck.html'));
+    const outlines = [await outlineOf(PARK_REPORT), await outlineOf(manual('docx')), await outlineOf(corpus('pdf', 'tracemonkey.pdf')), duck];
+    // 第三章 is written so only in the manual; the report's 三、 and the paper's 3. follow; the duck's third heading (by position) is dropped.
+    const third = resolve('第三章', outlines);
+    expect(titles(third)).toEqual(['第三章 配置', '三、技术方案', '3. Trace Trees']);
+    expect(third.map((s) => s.how[0])).toEqual(['numbering', 'numbering-other', 'numbering-other']);
+    expect(titles(resolve('the fourth part', outlines))).toEqual(['四、投资估算与资金筹措', '第四章 故障排查', '4. Nested Trace Tree Formation']);
+    // Section 3.2 exists as 3.2 only in the paper; the report's 三、 > （二） stands for it by structure.
+    expect(titles(resolve('Section 3.2', outlines))).toEqual(['3.2 Trace Trees', '（二）数据标准']);
+    // Where no document is numbered, positions count.
+    expect(titles(resolve('the third part', [duck, await outlineOf(corpus('md', 'wiki.md'))]))).toEqual(['Morphology']);
   }, 60_000);
 });
 

@@ -18,3 +18,4 @@ export { exportBlock, EXPORT_FORMATS, type ExportFormat } from './library/export
 export type { Block, StoredDocument, SearchFilter, SearchHit, StoreStats, LibraryStore } from './store/types.js';
 export { SqliteStore } from './store/sqlite.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';
+export * from './retrieval/index.js';

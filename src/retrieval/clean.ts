@@ -167,14 +167,24 @@ function drop(slots: (Passage | undefined)[], indexes: number[], i: number): voi
 }
 
 /**
- * Passages with exactly the same body (after trimming) collapse into the first (best-ranked) one,
- * which lists the others as `duplicates`.
+ * What duplicates compare: the body without the canonical heading lines it opens with (the same
+ * paragraph under `### （二）资金来源` in one document and `# 摘录` in another is the same text),
+ * unless nothing else is left.
+ */
+export function duplicateKey(body: string): string {
+  const rest = body.replace(/^(?:#{1,6} [^\n]*(?:\n\n|\n|$))+/u, '').trim();
+  return rest === '' ? body.trim() : rest;
+}
+
+/**
+ * Passages with the same text (`duplicateKey`) collapse into the first (best-ranked) one, which
+ * lists the others as `duplicates`.
  */
 export function collapseDuplicates(passages: readonly Passage[]): Passage[] {
   const first = new Map<string, Passage>();
   const out: Passage[] = [];
   for (const p of passages) {
-    const key = p.body.trim();
+    const key = duplicateKey(p.body);
     const kept = first.get(key);
     if (!kept) {
       const copy = { ...p, duplicates: [...p.duplicates] };

@@ -10,9 +10,16 @@ import { hasPathPrefix } from './outline.js';
  */
 const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
 
+/**
+ * A section of a document. With a span (`start`..`end`: the section's text after its heading, in the
+ * canonical text), a block is inside when its span overlaps it, so a block that packs several small
+ * sections is inside each; without one, when its heading path starts with `headingPath`.
+ */
 export const SectionScopeSchema = z.object({
   docId: z.string().min(1),
   headingPath: z.array(z.string()),
+  start: z.number().int().min(0).optional(),
+  end: z.number().int().min(0).optional(),
 }).strict();
 
 export const RetrievalFilterSchema = z.object({
@@ -48,12 +55,22 @@ export function asList<T>(value: T | T[] | undefined): T[] {
  * in-memory retriever uses it; store tests can compare with it). Blocks without pages fail a page
  * bound, as in the SQLite store.
  */
-export function blockMatches(block: Pick<Block, 'docId' | 'headingPath' | 'pageStart' | 'pageEnd'>, doc: FilterDocument, filter: RetrievalFilter): boolean {
+export function blockMatches(block: FilterBlock, doc: FilterDocument, filter: RetrievalFilter): boolean {
   return compileFilter(filter)(block, doc);
 }
 
+/** What a filter needs to know about a block. */
+export type FilterBlock = Pick<Block, 'docId' | 'headingPath' | 'pageStart' | 'pageEnd' | 'start' | 'end'>;
+
+/** Is the block inside the section (by span when the scope has one, else by heading path)? */
+export function inSection(block: Pick<Block, 'docId' | 'headingPath' | 'start' | 'end'>, scope: SectionScope): boolean {
+  if (scope.docId !== block.docId) return false;
+  if (scope.start !== undefined && scope.end !== undefined) return block.start < scope.end && block.end > scope.start;
+  return hasPathPrefix(block.headingPath, scope.headingPath);
+}
+
 /** `blockMatches` with the globs compiled once. */
-export function compileFilter(filter: RetrievalFilter): (block: Pick<Block, 'docId' | 'headingPath' | 'pageStart' | 'pageEnd'>, doc: FilterDocument) => boolean {
+export function compileFilter(filter: RetrievalFilter): (block: FilterBlock, doc: FilterDocument) => boolean {
   const docIds = new Set(asList(filter.docId));
   const formats = new Set(asList(filter.format));
   const glob = filter.path !== undefined ? picomatch(filter.path, { dot: true }) : undefined;
@@ -65,7 +82,7 @@ export function compileFilter(filter: RetrievalFilter): (block: Pick<Block, 'doc
     if (filter.pageFrom !== undefined && (block.pageEnd === null || block.pageEnd < filter.pageFrom)) return false;
     if (filter.pageTo !== undefined && (block.pageStart === null || block.pageStart > filter.pageTo)) return false;
     if (filter.headingPrefix && !hasPathPrefix(block.headingPath, filter.headingPrefix)) return false;
-    if (filter.sections && !filter.sections.some((s) => s.docId === block.docId && hasPathPrefix(block.headingPath, s.headingPath))) return false;
+    if (filter.sections && !filter.sections.some((s) => inSection(block, s))) return false;
     for (const [key, want] of metadata) {
       const have = doc.metadata[key];
       if (Array.isArray(have) ? !have.includes(want) : have !== want) return false;
@@ -79,24 +96,43 @@ export function compileFilter(filter: RetrievalFilter): (block: Pick<Block, 'doc
  * a new section inside one of them stays, one of them inside a new section stays.
  */
 export function withinSections(filter: RetrievalFilter, sections: readonly SectionScope[]): RetrievalFilter {
-  const scopes = sections.map((s) => ({ docId: s.docId, headingPath: [...s.headingPath] }));
+  const scopes = sections.map(scopeOf);
   if (!filter.sections) return { ...filter, sections: dedupeScopes(scopes) };
   const kept: SectionScope[] = [];
   for (const a of filter.sections) {
     for (const b of scopes) {
       if (a.docId !== b.docId) continue;
-      if (hasPathPrefix(b.headingPath, a.headingPath)) kept.push(b);
-      else if (hasPathPrefix(a.headingPath, b.headingPath)) kept.push(a);
+      if (contains(a, b)) kept.push(b);
+      else if (contains(b, a)) kept.push(a);
     }
   }
   // Nothing in common: a filter no block passes (an empty `sections` would fail the schema).
   return { ...filter, sections: kept.length > 0 ? dedupeScopes(kept) : [{ docId: '', headingPath: [] }] };
 }
 
+/** A scope from a resolved section: its body span when it has one. */
+export function scopeOf(section: SectionScope & { bodyStart?: number }): SectionScope {
+  const scope: SectionScope = { docId: section.docId, headingPath: [...section.headingPath] };
+  const start = section.bodyStart ?? section.start;
+  if (start !== undefined && section.end !== undefined) {
+    scope.start = start;
+    scope.end = section.end;
+  }
+  return scope;
+}
+
+/** Is `inner` within `outer` (by spans when both have them, else by heading paths)? */
+function contains(outer: SectionScope, inner: SectionScope): boolean {
+  if (outer.start !== undefined && outer.end !== undefined && inner.start !== undefined && inner.end !== undefined) {
+    return outer.start <= inner.start && inner.end <= outer.end;
+  }
+  return hasPathPrefix(inner.headingPath, outer.headingPath);
+}
+
 function dedupeScopes(scopes: SectionScope[]): SectionScope[] {
   const seen = new Set<string>();
   return scopes.filter((s) => {
-    const key = JSON.stringify([s.docId, s.headingPath]);
+    const key = JSON.stringify([s.docId, s.headingPath, s.start, s.end]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

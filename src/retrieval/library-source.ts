@@ -61,7 +61,7 @@ export function librarySources(library: LibraryLike): RetrievalSources {
       const out: string[] = [];
       for (const doc of await library.documents()) {
         if ((ids.size > 0 && !ids.has(doc.id)) || (inSections && !inSections.has(doc.id))) continue;
-        if (!passes({ docId: doc.id, headingPath: [], pageStart: null, pageEnd: null }, doc)) continue;
+        if (!passes({ docId: doc.id, headingPath: [], pageStart: null, pageEnd: null, start: 0, end: 0 }, doc)) continue;
         out.push(doc.id);
         if (out.length >= limit) break;
       }

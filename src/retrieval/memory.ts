@@ -118,7 +118,7 @@ export class MemoryIndex implements BlockFetcher {
     const out: string[] = [];
     for (const doc of this.docs.values()) {
       if ((ids.length > 0 && !ids.includes(doc.id)) || (inSections && !inSections.has(doc.id))) continue;
-      if (!docFilter({ docId: doc.id, headingPath: [], pageStart: null, pageEnd: null }, doc as FilterDocument)) continue;
+      if (!docFilter({ docId: doc.id, headingPath: [], pageStart: null, pageEnd: null, start: 0, end: 0 }, doc as FilterDocument)) continue;
       out.push(doc.id);
       if (out.length >= limit) break;
     }

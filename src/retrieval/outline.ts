@@ -1,6 +1,7 @@
 import { headingPaths } from '../document/build.js';
 import type { Document } from '../document/types.js';
 import type { Block } from '../store/types.js';
+import { blockBody } from './clean.js';
 import { parseHeadingNumbering, type Numbering } from './numbering.js';
 
 /**
@@ -23,6 +24,8 @@ export interface OutlineNode {
   /** Span in the canonical text: from the heading to the next heading of the same or a higher level. */
   start?: number;
   end?: number;
+  /** Where the section's text starts, after its heading line (what a block must overlap to be inside). */
+  bodyStart?: number;
   /** Page of the heading (from elements) or of the section's first block. */
   page?: number;
   /** First and last block ordinal inside the section (from blocks). */
@@ -47,6 +50,7 @@ export function outlineFromDocument(doc: Pick<Document, 'id' | 'elements' | 'can
     const path = paths[el.index]!;
     const node = newNode(path[path.length - 1]!, level, path);
     node.start = el.start;
+    node.bodyStart = el.end;
     if (el.page !== undefined) node.page = el.page;
     (stack.length > 0 ? stack[stack.length - 1]!.children : roots).push(node);
     stack.push(node);
@@ -56,11 +60,84 @@ export function outlineFromDocument(doc: Pick<Document, 'id' | 'elements' | 'can
 }
 
 /**
- * The outline implied by stored blocks (in ordinal order): every distinct heading path becomes a
- * node, in the order the blocks first reach it. A heading path that changes and later comes back
- * (two sections of the same name) gives two nodes.
+ * The outline of a document from its stored blocks (in ordinal order). Blocks of the strategies that
+ * keep their canonical text (`SPAN_TEXT_STRATEGIES`) carry the document's headings as canonical
+ * heading lines (`### 3.2 前提条件`, between blank lines, outside code fences), even where the chunker
+ * packed several small sections into one block: the outline is rebuilt from those, with the spans
+ * of the document's own. Blocks without their canonical text (qwen) give the outline of their
+ * heading paths instead: every distinct path a node, in the order the blocks first reach it.
  */
-export function outlineFromBlocks(docId: string, blocks: Iterable<Pick<Block, 'headingPath' | 'start' | 'end' | 'ordinal' | 'pageStart'>>): Outline {
+export function outlineFromBlocks(docId: string, blocks: Iterable<Pick<Block, 'headingPath' | 'start' | 'end' | 'ordinal' | 'pageStart' | 'text' | 'strategy'>>): Outline {
+  const list = [...blocks];
+  const headings = headingLines(list);
+  return headings.length > 0 ? outlineFromHeadingLines(docId, headings, list) : outlineFromHeadingPaths(docId, list);
+}
+
+interface HeadingLine {
+  level: number;
+  text: string;
+  start: number;
+  end: number;
+}
+
+const HEADING_LINE = /^(#{1,6}) (.*\S.*)$/;
+const FENCE = /^(```|~~~~)/;
+
+/** Canonical heading lines in the blocks' bodies, by offset (once each where blocks overlap). */
+function headingLines(blocks: readonly Pick<Block, 'text' | 'start' | 'end' | 'strategy'>[]): HeadingLine[] {
+  const found = new Map<number, HeadingLine>();
+  for (const block of blocks) {
+    const body = blockBody(block);
+    if (body === undefined) continue;
+    let inFence = false;
+    let at = 0;
+    while (at <= body.length) {
+      const eol = body.indexOf('\n', at);
+      const lineEnd = eol === -1 ? body.length : eol;
+      const line = body.slice(at, lineEnd);
+      if (FENCE.test(line)) inFence = !inFence;
+      else if (!inFence) {
+        const m = HEADING_LINE.exec(line);
+        const alone = (at === 0 || body.startsWith('\n\n', at - 2)) && (lineEnd === body.length || body.startsWith('\n\n', lineEnd));
+        if (m && alone) {
+          const start = block.start + at;
+          if (!found.has(start)) found.set(start, { level: m[1]!.length, text: m[2]!.replace(/\s+/g, ' ').trim(), start, end: block.start + lineEnd });
+        }
+      }
+      if (eol === -1) break;
+      at = eol + 1;
+    }
+  }
+  return [...found.values()].sort((a, b) => a.start - b.start);
+}
+
+function outlineFromHeadingLines(docId: string, headings: readonly HeadingLine[], blocks: readonly Pick<Block, 'start' | 'end' | 'ordinal' | 'pageStart'>[]): Outline {
+  const roots: OutlineNode[] = [];
+  const stack: OutlineNode[] = [];
+  const all: OutlineNode[] = [];
+  const docEnd = Math.max(0, ...blocks.map((b) => b.end));
+  for (const h of headings) {
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= h.level) stack.pop()!.end = h.start;
+    const node = newNode(h.text, h.level, [...stack.map((n) => n.title), h.text]);
+    node.start = h.start;
+    node.bodyStart = h.end;
+    (stack.length > 0 ? stack[stack.length - 1]!.children : roots).push(node);
+    stack.push(node);
+    all.push(node);
+  }
+  for (const open of stack) open.end = docEnd;
+  for (const node of all) {
+    for (const block of blocks) {
+      if (block.end <= node.bodyStart! || block.start >= node.end!) continue;
+      node.firstOrdinal = Math.min(node.firstOrdinal ?? block.ordinal, block.ordinal);
+      node.lastOrdinal = Math.max(node.lastOrdinal ?? block.ordinal, block.ordinal);
+      if (node.page === undefined && block.pageStart !== null) node.page = block.pageStart;
+    }
+  }
+  return finish(docId, roots);
+}
+
+function outlineFromHeadingPaths(docId: string, blocks: readonly Pick<Block, 'headingPath' | 'start' | 'end' | 'ordinal' | 'pageStart'>[]): Outline {
   const roots: OutlineNode[] = [];
   const open: OutlineNode[] = [];
   for (const block of blocks) {

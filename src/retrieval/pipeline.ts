@@ -2,7 +2,7 @@ import { GroundworkError } from '../errors.js';
 import { Highlighter } from '../search/snippet.js';
 import type { Block } from '../store/types.js';
 import { collapseDuplicates, mergeOverlapping, neighborRanges, neighborWindows, type DuplicateSource, type Passage } from './clean.js';
-import { asList, compileFilter, withinSections, type RetrievalFilter } from './filter.js';
+import { asList, compileFilter, inSection, scopeOf, withinSections, type RetrievalFilter } from './filter.js';
 import { rankedScores, reciprocalRankFusion, RRF_K } from './fusion.js';
 import { parseRetrievalOptions, type RetrievalOptions, type RetrievalOptionsInput, type SearchMode } from './options.js';
 import { hasPathPrefix, outlineFromBlocks, type Outline } from './outline.js';
@@ -31,7 +31,10 @@ export interface RetrievedHit {
   /** The passage's span in the document's canonical text. */
   start: number;
   end: number;
-  /** Of the best matched block. */
+  /**
+   * Where the passage is: the resolved section's heading path when the hit lies in one (a block that
+   * packs sections 3.1 and 3.2 is reported in 3.2 when 3.2 was asked for), else the best block's.
+   */
   headingPath: string[];
   pageStart: number | null;
   pageEnd: number | null;
@@ -271,8 +274,9 @@ class Search {
     const seen = new Set<string>();
     for (const s of sections) {
       const path = (await this.sources.fetcher.documentPath?.(s.docId)) ?? null;
+      const scope = scopeOf(s);
       for (const block of await this.blocks(s.docId)) {
-        if (seen.has(block.id) || !hasPathPrefix(block.headingPath, s.headingPath) || !passes(block, { format: '', paths: [], metadata: {} })) continue;
+        if (seen.has(block.id) || !inSection(block, scope) || !passes(block, { format: '', paths: [], metadata: {} })) continue;
         seen.add(block.id);
         out.push({ block, path, score: 0, scores: {} });
         if (out.length >= this.depth) return out;
@@ -367,9 +371,11 @@ function toHit(p: Passage, highlighter: Highlighter, section: SectionResolution 
     matched: p.matched,
     duplicates: p.duplicates,
   };
-  const inSection = section?.action !== 'none'
-    ? section?.sections.find((s) => s.docId === p.docId && hasPathPrefix(p.block.headingPath, s.headingPath))
-    : undefined;
-  if (inSection) hit.section = { headingPath: inSection.headingPath, title: inSection.title, ...(inSection.label !== undefined && { label: inSection.label }) };
+  const within = section?.action !== 'none' ? section?.sections.find((s) => inSection(p.block, scopeOf(s))) : undefined;
+  if (within) {
+    hit.section = { headingPath: within.headingPath, title: within.title, ...(within.label !== undefined && { label: within.label }) };
+    // The block's own path names where it starts; inside the section, the section's is the answer.
+    if (!hasPathPrefix(p.block.headingPath, within.headingPath)) hit.headingPath = within.headingPath;
+  }
   return hit;
 }

@@ -39,8 +39,11 @@ export interface ResolvedSection {
   how: MatchKind[];
   /** The weakest step's quality: 4 title, 3 numbering, 2 numbering of another style, 1 position. */
   quality: number;
+  /** The section's span in the canonical text (heading to the next heading of its level or above). */
   start?: number;
   end?: number;
+  /** Where its text starts, after the heading line. */
+  bodyStart?: number;
   page?: number;
 }
 
@@ -175,6 +178,7 @@ function toSection(docId: string, chain: Chain): ResolvedSection {
   if (node.numbering) section.label = node.numbering.label;
   if (node.start !== undefined) section.start = node.start;
   if (node.end !== undefined) section.end = node.end;
+  if (node.bodyStart !== undefined) section.bodyStart = node.bodyStart;
   if (node.page !== undefined) section.page = node.page;
   return section;
 }

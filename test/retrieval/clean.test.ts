@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/store/types.js';
-import { blockBody, collapseDuplicates, joinBlocks, mergeOverlapping, neighborRanges, neighborWindows, type Passage } from '../../src/retrieval/clean.js';
+import { blockBody, collapseDuplicates, duplicateKey, joinBlocks, mergeOverlapping, neighborRanges, neighborWindows, type Passage } from '../../src/retrieval/clean.js';
 import type { Candidate } from '../../src/retrieval/types.js';
 import { corpus, hasShared } from '../helpers.js';
 import { blocksOf, PARK_REPORT, parsedDoc } from './helpers.js';
@@ -123,11 +123,18 @@ describe('duplicates', () => {
     fc.assert(fc.property(candidatesArb, (candidates) => {
       const passages = mergeOverlapping(candidates);
       const collapsed = collapseDuplicates(passages);
-      const bodies = collapsed.map((p) => p.body.trim());
-      expect(new Set(bodies).size).toBe(bodies.length);
+      const keys = collapsed.map((p) => duplicateKey(p.body));
+      expect(new Set(keys).size).toBe(keys.length);
       expect(collapsed.length + collapsed.reduce((n, p) => n + p.duplicates.length, 0)).toBe(passages.length);
-      for (const p of collapsed) for (const d of p.duplicates) expect(passages.find((q) => q.block.id === d.blockId)!.body.trim()).toBe(p.body.trim());
+      for (const p of collapsed) for (const d of p.duplicates) expect(duplicateKey(passages.find((q) => q.block.id === d.blockId)!.body)).toBe(duplicateKey(p.body));
     }));
+  });
+
+  it('compare bodies without the headings they open with', () => {
+    expect(duplicateKey('### （二）资金来源\n\n资金来源为……')).toBe('资金来源为……');
+    expect(duplicateKey('# 摘录\n\n资金来源为……')).toBe('资金来源为……');
+    expect(duplicateKey('# A\n\n## B\n\ntext\n\n## C\n\nmore')).toBe('text\n\n## C\n\nmore');
+    expect(duplicateKey('## Only a heading')).toBe('## Only a heading');
   });
 
   it('collapse the same paragraph stored in two documents, whatever their breadcrumbs', () => {

@@ -66,12 +66,27 @@ describe('section references in a search', () => {
     const inside = result.hits.map((h) => h.section !== undefined);
     expect(inside.slice(0, inside.lastIndexOf(true) + 1).every(Boolean)).toBe(true);
     expect(result.explanation!.runs.map((r) => r.purpose)).toEqual(manualId ? ['discover', 'inside', 'outside'] : ['discover', 'inside']);
-    expect(result.explanation!.runs[1]!.filter.sections).toContainEqual({ docId: reportId, headingPath: [REPORT, '二、建设内容与规模', '（二）建设规模'] });
+    expect(result.explanation!.runs[1]!.filter.sections).toContainEqual(expect.objectContaining({ docId: reportId, headingPath: [REPORT, '二、建设内容与规模', '（二）建设规模'] }));
 
     // Naming the document makes it unique again: only that section.
     const named = await retrieve('第二章第二节提到的三项前提条件', { k: 5, filter: { docId: reportId } }, sources);
     expect(named.section).toMatchObject({ status: 'unique', action: 'restrict' });
     expect(named.hits.every((h) => last(h.headingPath) === '（二）建设规模')).toBe(true);
+  });
+
+  it('lands in a section the chunker packed with its neighbours (default chunk size): by span, not by heading path', async () => {
+    const packed = new MemoryIndex();
+    const report = await parsedDoc(PARK_REPORT);
+    const chunks = chunk(report, {});
+    packed.addDocument(report, chunks);
+    expect(chunks.length).toBeLessThan(23);
+    const result = await retrieve('第二章第二节提到的三项前提条件', { k: 3 }, { retrievers: [packed.retriever()], fetcher: packed });
+    expect(result.section).toMatchObject({ status: 'unique', action: 'restrict' });
+    const [hit, ...rest] = result.hits;
+    expect(rest).toEqual([]);
+    expect(hit!.text).toContain('本项目的实施需要满足三项前提条件');
+    expect(hit!.headingPath).toEqual([REPORT, '二、建设内容与规模', '（二）建设规模']);
+    expect(hit!.block.headingPath).not.toEqual(hit!.headingPath);
   });
 
   it('第四部分的资金来源 lands in part 四; the fourth part (no keywords) lists part 四 in order', async () => {

@@ -115,7 +115,7 @@ function outlineFromHeadingLines(docId: string, headings: readonly HeadingLine[]
   const roots: OutlineNode[] = [];
   const stack: OutlineNode[] = [];
   const all: OutlineNode[] = [];
-  const docEnd = Math.max(0, ...blocks.map((b) => b.end));
+  const docEnd = blocks.reduce((end, b) => Math.max(end, b.end), 0);
   for (const h of headings) {
     while (stack.length > 0 && stack[stack.length - 1]!.level >= h.level) stack.pop()!.end = h.start;
     const node = newNode(h.text, h.level, [...stack.map((n) => n.title), h.text]);
@@ -126,9 +126,22 @@ function outlineFromHeadingLines(docId: string, headings: readonly HeadingLine[]
     all.push(node);
   }
   for (const open of stack) open.end = docEnd;
+  // Blocks by start: each section visits only the blocks it overlaps (blocks x depth in all).
+  const byStart = [...blocks].sort((a, b) => a.start - b.start || a.ordinal - b.ordinal);
+  let reach = 0;
+  const maxEnd = byStart.map((b) => (reach = Math.max(reach, b.end)));
   for (const node of all) {
-    for (const block of blocks) {
-      if (block.end <= node.bodyStart! || block.start >= node.end!) continue;
+    // The first block that can reach past the section's heading: ends so far are a running maximum.
+    let lo = 0;
+    let hi = byStart.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (maxEnd[mid]! <= node.bodyStart!) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < byStart.length && byStart[i]!.start < node.end!; i++) {
+      const block = byStart[i]!;
+      if (block.end <= node.bodyStart!) continue;
       node.firstOrdinal = Math.min(node.firstOrdinal ?? block.ordinal, block.ordinal);
       node.lastOrdinal = Math.max(node.lastOrdinal ?? block.ordinal, block.ordinal);
       if (node.page === undefined && block.pageStart !== null) node.page = block.pageStart;

@@ -134,7 +134,8 @@ function explainHeader(result: RetrievalResult): string {
   if (section) {
     const named = section.source === 'selector' ? `--section ${JSON.stringify(section.selector)}` : section.references.map((r) => JSON.stringify(r.text)).join(', ');
     const action = { restrict: 'only hits inside', boost: 'hits inside first', none: 'the query searched as written' }[section.action];
-    lines.push(`Section ${named}: ${section.status} in ${count(section.documents, 'document')}, ${action}${section.listed ? ' (no keyword inside: its blocks in order)' : ''}`);
+    const matched = section.sections.length === 0 ? 'no heading matches' : `${count(section.sections.length, 'section')} ${section.sections.length === 1 ? 'matches' : 'match'}`;
+    lines.push(`Section ${named}: ${matched} in the ${count(section.documents, 'document')} searched (${section.status}); ${action}${section.listed ? ' (no keyword inside: its blocks in order)' : ''}`);
     for (const s of section.sections) lines.push(`  ${s.headingPath.join(' > ')}  [${s.how.join(', ')}]`);
   }
   return `${lines.join('\n')}\n\n`;

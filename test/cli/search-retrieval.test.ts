@@ -56,7 +56,7 @@ describe('groundwork search with sections', () => {
     const result = await cli('search', '第三章第二节提到的三个前提条件', '--explain', '-k', '2');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Searched (bm25) for "提到的三个前提条件"');
-    expect(result.stdout).toMatch(/Section "第三章第二节": ambiguous in \d documents, hits inside first/);
+    expect(result.stdout).toMatch(/Section "第三章第二节": 2 sections match in the \d documents searched \(ambiguous\); hits inside first/);
     expect(result.stdout).toContain('  合同总则 > 第三章 履约 > 3.2 前提条件  [numbering, numbering-other]');
     expect(result.stdout).toContain('  滨江智慧园区建设项目可行性研究报告 > 三、技术方案 > （二）数据标准  [numbering-other, numbering-other]');
     expect(result.stdout).toMatch(/scores: bm25 \d+\.\d+ \(#1\)/);

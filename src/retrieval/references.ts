@@ -159,13 +159,15 @@ function scanTokens(query: string): Token[] {
       if (step) found.push({ start: match.index, end: match.index + match[0].length, step });
     }
   }
-  // Longest first, then leftmost; then keep those that do not overlap a kept one.
-  found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  // Left to right; of two that overlap, the longer (the first when equal) stays.
+  found.sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start));
   const kept: Token[] = [];
   for (const token of found) {
-    if (kept.every((k) => token.end <= k.start || token.start >= k.end)) kept.push(token);
+    const last = kept[kept.length - 1];
+    if (!last || token.start >= last.end) kept.push(token);
+    else if (token.end - token.start > last.end - last.start) kept[kept.length - 1] = token;
   }
-  return kept.sort((a, b) => a.start - b.start);
+  return kept;
 }
 
 function stepOf(role: ReferenceRole, n: string, rule: GrammarRule): ReferenceStep | undefined {

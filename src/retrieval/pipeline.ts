@@ -8,13 +8,13 @@ import { parseRetrievalOptions, type RetrievalOptions, type RetrievalOptionsInpu
 import { hasPathPrefix, outlineFromBlocks, type Outline } from './outline.js';
 import { findSectionReferences, type SectionReference } from './references.js';
 import { resolveReference, resolveSelector, type ResolvedSection } from './resolve.js';
-import type { BlockFetcher, Candidate, HitScores, Reranker, Retriever } from './types.js';
+import type { BlockFetcher, Candidate, HitScores, PassageReranker, Retriever } from './types.js';
 
 /** What a search runs on: retrievers by name (`bm25`, `vector`, …), a block fetcher, a reranker. */
 export interface RetrievalSources {
   retrievers: readonly Retriever[];
   fetcher: BlockFetcher;
-  reranker?: Reranker;
+  reranker?: PassageReranker;
 }
 
 /** A clean, explained hit: one passage of one document. */
@@ -165,7 +165,7 @@ class Search {
     if (options.rerank && this.sources.reranker) {
       const reranked = await this.rerank(groups, keywords || this.query);
       groups = reranked.groups;
-      rerank = { name: this.sources.reranker.name, reranked: reranked.count };
+      rerank = { name: rerankerName(this.sources.reranker), reranked: reranked.count };
     }
     const pool = groups.flat();
     const { passages, considered } = await this.clean(pool);
@@ -299,7 +299,7 @@ class Search {
       }
       const scores = await reranker.rerank(query, head.map((c) => c.block.text));
       if (scores.length !== head.length || scores.some((s) => typeof s !== 'number' || Number.isNaN(s))) {
-        throw new GroundworkError('EMBEDDER', `reranker ${reranker.name} returned ${scores.length} scores for ${head.length} passages`);
+        throw new GroundworkError('EMBEDDER', `reranker ${rerankerName(reranker)} returned ${scores.length} scores for ${head.length} passages`);
       }
       count += head.length;
       const reranked = head
@@ -350,6 +350,10 @@ class Search {
       }
     }
   }
+}
+
+function rerankerName(reranker: PassageReranker): string {
+  return reranker.name ?? reranker.model ?? 'reranker';
 }
 
 function toHit(p: Passage, highlighter: Highlighter, section: SectionResolution | undefined): RetrievedHit {

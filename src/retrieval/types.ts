@@ -51,8 +51,13 @@ export interface BlockFetcher {
   documentPath?(docId: string): Promise<string | null>;
 }
 
-/** A reranker scores (query, passage) pairs; higher is better (a `/rerank` endpoint behind it). */
-export interface Reranker {
-  readonly name: string;
+/**
+ * What the pipeline needs of a reranker: one score per passage, in order, higher is better. The
+ * `/rerank` clients of `src/embed/` (TEI, Jina, Cohere) have this shape; `name` or `model` labels it
+ * in explanations.
+ */
+export interface PassageReranker {
+  readonly name?: string;
+  readonly model?: string | undefined;
   rerank(query: string, passages: readonly string[]): Promise<number[]>;
 }

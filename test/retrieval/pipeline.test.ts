@@ -7,7 +7,7 @@ import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.j
 import { MemoryIndex } from '../../src/retrieval/memory.js';
 import { RetrievalOptionsSchema } from '../../src/retrieval/options.js';
 import { retrieve, type RetrievalSources } from '../../src/retrieval/pipeline.js';
-import type { Candidate, Reranker, Retriever } from '../../src/retrieval/types.js';
+import type { Candidate, PassageReranker, Retriever } from '../../src/retrieval/types.js';
 import { corpus, hasShared } from '../helpers.js';
 import { PARK_REPORT, parsedDoc } from './helpers.js';
 
@@ -281,7 +281,7 @@ describe('modes, fusion, rerank and explain', () => {
 
   it('reranks the fused candidates with the reranker, its score added', async () => {
     // A double of a /rerank endpoint: longer passages first.
-    const reranker: Reranker = { name: 'length', async rerank(_q, passages) { return passages.map((p) => p.length); } };
+    const reranker: PassageReranker = { name: 'length', async rerank(_q, passages) { return passages.map((p) => p.length); } };
     const result = await retrieve('资金', { k: 4, rerank: true, filter: { docId: reportId }, explain: true, dedupe: false, merge: false }, { ...sources, reranker });
     const lengths = result.hits.map((h) => h.block.text.length);
     expect([...lengths].sort((a, b) => b - a)).toEqual(lengths);

@@ -108,7 +108,7 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
       io.out(hits.map((hit, i) => formatHit(hit, i + 1, false)).join('\n'));
     }
   } finally {
-    library.close();
+    await library.close();
     if (kept === undefined) await rm(libraryDir, { recursive: true, force: true });
   }
 }

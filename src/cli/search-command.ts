@@ -78,7 +78,8 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
     const k = integerValue(args, 'limit', 1) ?? 10;
     const filter = filterFrom(args);
     library = await openExistingLibrary(args, io);
-    const docIds = stringValues(args, 'doc').map((ref) => findDocument(library!, ref).id);
+    const docIds: string[] = [];
+    for (const ref of stringValues(args, 'doc')) docIds.push((await findDocument(library, ref)).id);
     if (docIds.length > 0) filter.docId = docIds;
 
     const result = await retrieve(query, searchOptions(args, k, filter), librarySources(library));
@@ -101,7 +102,7 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
   } catch (error) {
     return reportError(io, error, 'search');
   } finally {
-    library?.close();
+    await library?.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Block, SearchFilter, SearchHit, StoredDocument } from '../store/types.js';
 import { asList, compileFilter, type RetrievalFilter } from './filter.js';
 import type { RetrievalSources } from './pipeline.js';
+import { outlineFromBlocks, type Outline } from './outline.js';
 import type { BlockFetcher, Candidate, Retriever } from './types.js';
 
 /**
@@ -25,12 +26,9 @@ const MAX_POST_FILTER = 100_000;
  * the ranking is exhausted, so k results are still k results of the filter.
  */
 export function librarySources(library: LibraryLike): RetrievalSources {
-  const docCache = new Map<string, Promise<StoredDocument | undefined>>();
-  const stored = (docId: string) => {
-    let doc = docCache.get(docId);
-    if (!doc) docCache.set(docId, (doc = Promise.resolve(library.document(docId))));
-    return doc;
-  };
+  // Outlines are rebuilt from all of a document's blocks: keep the last ones, each valid while its
+  // document has the same chunking (configHash) and block count (checked on every use).
+  const outlines = new Map<string, { key: string; outline: Outline }>();
 
   const bm25: Retriever = {
     name: 'bm25',
@@ -39,6 +37,13 @@ export function librarySources(library: LibraryLike): RetrievalSources {
       if (empty) return [];
       if (!needsPostFilter) return (await library.search(query, { k, filter: storeFilter })).map(toCandidate);
       const passes = compileFilter(filter);
+      // Documents looked up once per search (never kept past it: they change as files are added).
+      const docs = new Map<string, Promise<StoredDocument | undefined>>();
+      const stored = (docId: string) => {
+        let doc = docs.get(docId);
+        if (!doc) docs.set(docId, (doc = Promise.resolve(library.document(docId))));
+        return doc;
+      };
       for (let ask = Math.max(4 * k, 50); ; ask *= 4) {
         const hits = await library.search(query, { k: ask, filter: storeFilter });
         const kept: Candidate[] = [];
@@ -54,6 +59,18 @@ export function librarySources(library: LibraryLike): RetrievalSources {
 
   const fetcher: BlockFetcher = {
     blocks: async (docId) => library.blocks(docId),
+    async outline(docId) {
+      const doc = await library.document(docId);
+      if (!doc) return undefined;
+      const key = `${doc.configHash}:${doc.blocks}`;
+      const cached = outlines.get(docId);
+      if (cached?.key === key) return cached.outline;
+      const outline = outlineFromBlocks(docId, await library.blocks(docId));
+      outlines.delete(docId);
+      outlines.set(docId, { key, outline });
+      if (outlines.size > OUTLINE_CACHE) outlines.delete(outlines.keys().next().value!);
+      return outline;
+    },
     async documents(filter, limit) {
       const passes = compileFilter({ ...filter, pageFrom: undefined, pageTo: undefined, headingPrefix: undefined, sections: undefined });
       const ids = new Set(asList(filter.docId));
@@ -67,10 +84,13 @@ export function librarySources(library: LibraryLike): RetrievalSources {
       }
       return out;
     },
-    documentPath: async (docId) => (await stored(docId))?.paths[0] ?? null,
+    documentPath: async (docId) => (await library.document(docId))?.paths[0] ?? null,
   };
   return { retrievers: [bm25], fetcher };
 }
+
+/** Outlines kept by one `librarySources` (the most recently used). */
+const OUTLINE_CACHE = 256;
 
 function toCandidate(hit: SearchHit): Candidate {
   return { block: hit.block, path: hit.path, score: hit.score };

@@ -231,7 +231,11 @@ class Search {
     const limit = this.options.sectionDocuments;
     const { fetcher } = this.sources;
     const named = [...new Set([...asList(this.filter.docId), ...(this.filter.sections ?? []).map((s) => s.docId)])];
-    if (named.length > 0) return fetcher.documents ? fetcher.documents(this.filter, Math.max(limit, named.length)) : named;
+    if (named.length > 0) {
+      // Named documents are the candidates; the fetcher checks the document-level fields when there are some.
+      const documentLevel = this.filter.format !== undefined || this.filter.path !== undefined || this.filter.metadata !== undefined;
+      return documentLevel && fetcher.documents ? fetcher.documents(this.filter, Math.max(limit, named.length)) : named;
+    }
     const pool = await this.search('discover', this.query, this.filter);
     const ids: string[] = [];
     for (const c of pool) {

@@ -89,3 +89,29 @@ describe('retrieval over a real library (SQLite, BM25)', () => {
     }
   });
 });
+
+describe('outlines kept by librarySources', () => {
+  it('are rebuilt when the document is chunked again with another configuration', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'gw-retrieval-outline-'));
+    try {
+      copyFileSync(PARK_REPORT, join(own, 'park-report-zh.md'));
+      const lib = await Library.open(join(own, 'lib'));
+      await lib.addFiles(join(own, 'park-report-zh.md'), { workers: 1, chunkOptions: { chunkSize: 60 } });
+      const src = librarySources(lib);
+      const [doc] = lib.documents();
+      const first = await src.fetcher.outline!(doc!.id);
+      expect(await src.fetcher.outline!(doc!.id)).toBe(first);
+      const section = (o: typeof first) => o!.roots[0]!.children[1]!.children[1]!;
+      expect(section(first).title).toBe('（二）建设规模');
+      const report = await lib.addFiles(join(own, 'park-report-zh.md'), { workers: 1, chunkOptions: { chunkSize: 2000 } });
+      expect(report.docsUpdated).toBe(1);
+      const second = await src.fetcher.outline!(doc!.id);
+      expect(second).not.toBe(first);
+      expect(section(second).lastOrdinal).toBeLessThan(section(first).lastOrdinal!);
+      expect(section(second).firstOrdinal).toBe(lib.blocks(doc!.id).find((b) => b.start < section(second).end! && b.end > section(second).bodyStart!)!.ordinal);
+      lib.close();
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -5,6 +5,7 @@ import type { Document, DocumentDraft } from './document/types.js';
 import { detect } from './detect/detect.js';
 import { GroundworkError, isGroundworkError } from './errors.js';
 import { getParser } from './parsers/registry.js';
+import { resolveReviewOptions } from './parsers/review-options.js';
 import type { ParseOptions } from './parsers/types.js';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
@@ -22,6 +23,7 @@ const LEGACY_FORMATS: Partial<Record<string, string>> = {
  * the file; any other failure inside a parser is reported as CORRUPT with the parser's message.
  */
 export async function parse(input: string | Uint8Array, options: ParseOptions = {}): Promise<Document> {
+  const review = resolveReviewOptions(options);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let bytes: Uint8Array;
   let path: string | undefined;
@@ -66,6 +68,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
     throw new GroundworkError('CORRUPT', `could not be parsed as ${detection.format}: ${(error as Error).message}`, { file: label, cause: error });
   }
   if (detection.encoding && !draft.encoding) draft.encoding = detection.encoding;
+  if (review.comments === 'exclude') draft.elements = draft.elements.filter((el) => el.kind !== 'comment');
   const doc = buildDocument(draft, {
     id: contentHash(bytes),
     bytes: bytes.length,

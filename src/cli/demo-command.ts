@@ -97,7 +97,7 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
   const libraryDir = kept ?? (await mkdtemp(join(tmpdir(), 'groundwork-demo-')));
   const library = await openLibrary(libraryDir, io);
   try {
-    const options = ingestOptionsFrom(args, library.settings.strategy);
+    const options = ingestOptionsFrom(args, (await library.settings()).strategy);
     // Only the folder's own files, as the tour above listed them (not its subfolders).
     const report = await library.addFiles(dir, { ...options, parseOptions, include: ['*'] });
     io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, library.dir, options.strategy)}`);

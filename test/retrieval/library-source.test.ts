@@ -30,8 +30,8 @@ beforeAll(async () => {
   sources = librarySources(library);
 }, 180_000);
 
-afterAll(() => {
-  library?.close();
+afterAll(async () => {
+  await library?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -39,7 +39,7 @@ const last = (path: string[]) => path[path.length - 1];
 
 describe('retrieval over a real library (SQLite, BM25)', () => {
   it('lands 第二章第二节 in part 二 section （二） of the report', async () => {
-    const reportDoc = library.documents().find((d) => d.paths[0]!.endsWith('park-report-zh.md'))!;
+    const reportDoc = (await library.documents()).find((d) => d.paths[0]!.endsWith('park-report-zh.md'))!;
     const result = await retrieve('第二章第二节提到的三项前提条件', { k: 5, filter: { docId: reportDoc.id } }, sources);
     expect(result.section).toMatchObject({ status: 'unique', action: 'restrict' });
     expect(result.hits.length).toBeGreaterThan(0);
@@ -55,9 +55,9 @@ describe('retrieval over a real library (SQLite, BM25)', () => {
   });
 
   it.skipIf(!hasShared)('k hits are k hits of a heading-path, section or metadata filter the store does not know', async () => {
-    const everything = library.search('the trace tree loop 项目 资金 安装 配置', { k: 100_000 });
-    const docs = new Map(library.documents().map((d) => [d.id, d]));
-    const paper = library.documents().find((d) => d.format === 'pdf')!;
+    const everything = await library.search('the trace tree loop 项目 资金 安装 配置', { k: 100_000 });
+    const docs = new Map((await library.documents()).map((d) => [d.id, d]));
+    const paper = (await library.documents()).find((d) => d.format === 'pdf')!;
     const filterArb: fc.Arbitrary<RetrievalFilter> = fc.constantFrom<RetrievalFilter>(
       { headingPrefix: ['Trace-based Just-in-Time Type Specialization for Dynamic Languages', '6. Implementation'] },
       { headingPrefix: [REPORT, '四、投资估算与资金筹措'] },
@@ -75,8 +75,8 @@ describe('retrieval over a real library (SQLite, BM25)', () => {
   });
 
   it.skipIf(!hasShared)('neighbours come from the library\'s blocks, and a section alone lists its blocks', async () => {
-    const paper = library.documents().find((d) => d.format === 'pdf')!;
-    const blocks = library.blocks(paper.id);
+    const paper = (await library.documents()).find((d) => d.format === 'pdf')!;
+    const blocks = await library.blocks(paper.id);
     const result = await retrieve('Section 3.2', { k: 50, filter: { docId: paper.id } }, sources);
     expect(result.section).toMatchObject({ status: 'unique', listed: true });
     const inSection = blocks.filter((b) => last(b.headingPath) === '3.2 Trace Trees');
@@ -98,7 +98,7 @@ describe('outlines kept by librarySources', () => {
       const lib = await Library.open(join(own, 'lib'));
       await lib.addFiles(join(own, 'park-report-zh.md'), { workers: 1, chunkOptions: { chunkSize: 60 } });
       const src = librarySources(lib);
-      const [doc] = lib.documents();
+      const [doc] = await lib.documents();
       const first = await src.fetcher.outline!(doc!.id);
       expect(await src.fetcher.outline!(doc!.id)).toBe(first);
       const section = (o: typeof first) => o!.roots[0]!.children[1]!.children[1]!;
@@ -108,8 +108,8 @@ describe('outlines kept by librarySources', () => {
       const second = await src.fetcher.outline!(doc!.id);
       expect(second).not.toBe(first);
       expect(section(second).lastOrdinal).toBeLessThan(section(first).lastOrdinal!);
-      expect(section(second).firstOrdinal).toBe(lib.blocks(doc!.id).find((b) => b.start < section(second).end! && b.end > section(second).bodyStart!)!.ordinal);
-      lib.close();
+      expect(section(second).firstOrdinal).toBe((await lib.blocks(doc!.id)).find((b) => b.start < section(second).end! && b.end > section(second).bodyStart!)!.ordinal);
+      await lib.close();
     } finally {
       rmSync(own, { recursive: true, force: true });
     }

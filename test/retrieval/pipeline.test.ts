@@ -8,6 +8,8 @@ import { MemoryIndex } from '../../src/retrieval/memory.js';
 import { RetrievalOptionsSchema } from '../../src/retrieval/options.js';
 import { retrieve, type RetrievalSources } from '../../src/retrieval/pipeline.js';
 import type { Candidate, PassageReranker, Retriever } from '../../src/retrieval/types.js';
+import { createReranker } from '../../src/embed/index.js';
+import { fixtureRerankScore, startRerankServer } from '../embed/fixtures.js';
 import { corpus, hasShared } from '../helpers.js';
 import { PARK_REPORT, parsedDoc } from './helpers.js';
 
@@ -287,6 +289,22 @@ describe('modes, fusion, rerank and explain', () => {
     expect([...lengths].sort((a, b) => b - a)).toEqual(lengths);
     expect(result.hits.every((h) => h.scores.rerank === h.block.text.length && h.score === h.scores.rerank && h.scores.bm25Rank !== undefined)).toBe(true);
     expect(result.explanation!.rerank).toMatchObject({ name: 'length' });
+  });
+
+  it('reranks through a real /rerank client (TEI shape) on loopback', async () => {
+    const server = await startRerankServer({ api: 'tei' });
+    try {
+      const reranker: PassageReranker = createReranker({ url: server.url });
+      const result = await retrieve('资金 来源 财政', { k: 4, rerank: true, filter: { docId: reportId }, explain: true }, { ...sources, reranker });
+      expect(result.hits.length).toBeGreaterThan(1);
+      for (const hit of result.hits) expect(hit.scores.rerank).toBe(fixtureRerankScore('资金 来源 财政', hit.block.text));
+      const scores = result.hits.map((h) => h.score);
+      expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(result.explanation!.rerank!.reranked).toBeGreaterThanOrEqual(result.hits.length);
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses what it cannot do, with INVALID_OPTIONS', async () => {

@@ -5,6 +5,8 @@ import { librarySources } from '../retrieval/library-source.js';
 import { SEARCH_MODES, type RetrievalOptionsInput, type SearchMode } from '../retrieval/options.js';
 import { retrieve, type RetrievalResult, type RetrievedHit } from '../retrieval/pipeline.js';
 import type { SearchFilter } from '../store/types.js';
+import { openReranker } from '../embed/config.js';
+import { RERANK_FLAG_SPECS, RERANK_FLAGS_HELP, rerankFlagsFrom } from './embed-options.js';
 import { commaList, flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { count, displayPath, HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, openExistingLibrary } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
@@ -43,6 +45,10 @@ ${LIBRARY_FLAG_HELP}
   --explain             show how each hit was found: scores and ranks per retriever, the section
                         the query named and how it was resolved; with --json, an object
                         { hits, keywords, section, explanation } instead of the array
+  --rerank              rerank the best candidates with the reranker configured below (or by the
+                        GROUNDWORK_RERANK_* environment); its score is added to each hit's scores
+
+${RERANK_FLAGS_HELP}
 
 Readable output: rank, score, path, page(s), heading path, and the snippet with the matched words
 highlighted (bold on a terminal, between « » otherwise).
@@ -63,6 +69,8 @@ const SPECS = {
   neighbors: { type: 'string' },
   mode: { type: 'string' },
   explain: { type: 'boolean' },
+  rerank: { type: 'boolean' },
+  ...RERANK_FLAG_SPECS,
 } as const;
 
 export async function searchCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -82,7 +90,9 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
     for (const ref of stringValues(args, 'doc')) docIds.push((await findDocument(library, ref)).id);
     if (docIds.length > 0) filter.docId = docIds;
 
-    const result = await retrieve(query, searchOptions(args, k, filter), librarySources(library));
+    const options = searchOptions(args, k, filter);
+    const reranker = options.rerank ? openReranker({ flags: rerankFlagsFrom(args) })?.reranker : undefined;
+    const result = await retrieve(query, options, { ...librarySources(library), ...(reranker && { reranker }) });
     const { hits } = result;
     const explain = flag(args, 'explain');
     if (flag(args, 'json')) {
@@ -115,6 +125,7 @@ function searchOptions(args: ParsedArgs, k: number, filter: SearchFilter): Retri
     options.section = section;
   }
   if (flag(args, 'literal')) options.sectionReferences = false;
+  if (flag(args, 'rerank')) options.rerank = true;
   const neighbors = integerValue(args, 'neighbors', 0);
   if (neighbors !== undefined) {
     if (neighbors > 20) throw new UsageError(`--neighbors must be at most 20, got ${neighbors}`);

@@ -142,7 +142,7 @@ class Search {
       .map((retriever) => ({ retriever, weight: options.weights?.[retriever.name] ?? 1 }))
       .filter((a) => a.weight > 0);
     if (this.active.length === 0) throw new GroundworkError('INVALID_OPTIONS', `weights leave no retriever for mode ${this.mode}`);
-    if (options.rerank && !sources.reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank was asked for, and no reranker is configured');
+    if (options.rerank && !sources.reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank was asked for, and no reranker is configured (a /rerank endpoint: --rerank-url or GROUNDWORK_RERANK_URL)');
     const k = options.k;
     this.depth = options.depth ?? (this.active.length > 1 ? Math.max(4 * k, 50) : Math.max(2 * k, 20));
     this.filter = options.filter ?? {};

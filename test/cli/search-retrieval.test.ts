@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { run } from '../../src/cli/run.js';
+import { fixtureRerankScore, startRerankServer } from '../embed/fixtures.js';
 import { PARK_REPORT } from '../retrieval/helpers.js';
 
 /** `groundwork search` on the retrieval pipeline: section references, --section, --neighbors, --explain. */
@@ -86,6 +87,29 @@ describe('groundwork search with sections', () => {
     const dup = await cli('search', '政策性银行贷款');
     expect(dup.stdout).toMatch(/also in: \S*(copy|park-report-zh)\.md/);
     expect(dup.stdout.match(/政策性银行贷款|«政策性»/g)?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  test('--rerank with --rerank-url reranks through the endpoint (TEI shape, loopback); without one it is a usage error', async () => {
+    const server = await startRerankServer({ api: 'tei' });
+    try {
+      const result = await cli('search', '资金 来源', '--rerank', '--rerank-url', server.url, '--json', '-k', '3');
+      expect(result.stderr).toBe('');
+      const hits = JSON.parse(result.stdout) as Record<string, any>[];
+      expect(hits.length).toBeGreaterThan(1);
+      for (const hit of hits) expect(hit.scores.rerank).toBe(fixtureRerankScore('资金 来源', hit.block.text));
+      expect(server.requests.length).toBe(1);
+    } finally {
+      await server.close();
+    }
+    const saved = process.env.GROUNDWORK_RERANK_URL;
+    delete process.env.GROUNDWORK_RERANK_URL;
+    try {
+      const missing = await cli('search', '资金', '--rerank');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('--rerank-url or GROUNDWORK_RERANK_URL');
+    } finally {
+      if (saved !== undefined) process.env.GROUNDWORK_RERANK_URL = saved;
+    }
   });
 
   test('usage errors: --mode vector without vectors, a bad --neighbors or --mode', async () => {

@@ -798,8 +798,11 @@ class Packer {
       }
       const next = combine(content, contentOf(unit));
       if (next === null) return { last: j, fit: true };
-      // A piece of a row split by columns is a chunk of its own (its prefix is its own header cut).
-      if (hasContent && (unit.table?.columns || units[j]!.table?.columns)) return { last: j, fit: true };
+      // A piece of a row split by columns is a chunk of its own (its prefix is its own header cut);
+      // only the pieces of one cell split by sentences (one columns range) pack together.
+      const columns = unit.table?.columns;
+      const previousColumns = units[j]!.table?.columns;
+      if (hasContent && (columns || previousColumns) && columns !== previousColumns) return { last: j, fit: true };
       if (unit.table && tableId !== undefined && unit.table.layout.id !== tableId) return { last: j, fit: true };
       const limit = this.limitFor(next);
       const grown = body + this.gapTokens[k]! + unit.tokens;

@@ -202,8 +202,9 @@ export class TableHeader {
     if (this.cells.length === 0) return 0;
     const sums = (this.sums ??= this.columnSums(tokenizer));
     const width = sums.length - 1;
-    const at = (i: number): number => sums[Math.min(i, width)]!;
-    return at(to) - at(from) + (from > 0 ? at(1) : 0) + this.cells.length;
+    const upper = sums[to < width ? to : width]!;
+    const lower = sums[from < width ? from : width]!;
+    return upper - lower + (from > 0 ? sums[width > 0 ? 1 : 0]! : 0) + this.cells.length;
   }
 
   private columnSums(tokenizer: Tokenizer): Float64Array {
@@ -229,11 +230,15 @@ export interface TableView {
   key?: boolean;
 }
 
-/** The body columns `[from, to)` of a piece of one row split by columns, and where the row's cells are. */
+/**
+ * The body columns `[from, to)` of a piece of one row split by columns. `cells` (where the row's
+ * cells are) is kept only for the pieces of a cell cut by sentences, whose first and last cells
+ * may be partly in a chunk; a piece of whole cells needs none.
+ */
 export interface ColumnRange {
   from: number;
   to: number;
-  cells: readonly CellSpan[];
+  cells?: readonly CellSpan[];
 }
 
 /**
@@ -273,7 +278,7 @@ export function tableDataFor(
     for (let i = columns.from; i < columns.to; i++) {
       if (i === 0 && view?.key) continue;
       const cell = row[i] ?? { text: '' };
-      const at = cells[i];
+      const at = cells?.[i];
       if (!at || (span.start <= at.start && at.end <= span.end)) shown.push(cell);
       else if (at.start < span.end && at.end > span.start) shown.push({ text: unescapeCell(base.slice(Math.max(at.start, span.start), Math.min(at.end, span.end))).trim() });
     }

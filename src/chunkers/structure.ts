@@ -101,6 +101,8 @@ type Content = ChunkKind | undefined;
 interface Sized extends Unit {
   /** Token count of the unit's own text (an estimate input; chunk texts are counted exactly). */
   tokens: number;
+  /** Exact tokens of `context + text` when already counted (pieces of rows split by columns, chunks of their own). */
+  exact?: number;
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -446,7 +448,8 @@ class Packer {
       return;
     }
     const cells = pipeCellSpans(this.base, Math.max(line.start, unit.start), Math.min(line.end, unit.end));
-    const limit = this.limitFor('table');
+    // Pieces are sized with their breadcrumb, which comes before their own prefix.
+    const limit = this.limitFor('table') - this.countCached(this.breadcrumb(unit));
     const header = r >= layout.headerRows && layout.headerRows > 0 ? this.tableHeader(layout) : undefined;
     const bodyRow = r - layout.headerRows + 1;
     const marker = bodyRow >= 1 ? `[table row ${bodyRow} is split across chunks]\n` : '[table header row is split across chunks]\n';
@@ -541,7 +544,7 @@ class Packer {
     const start = this.cellsStart(row, from);
     const end = row.cells[to - 1]!.close;
     const { context, view } = this.rowContext(row, from, to, withHeader, '', end - start);
-    const unit: Unit = { ...row.unit, start, end, table: { layout: row.unit.table!.layout, from: row.r, to: row.r + 1, columns: { from, to, cells: row.cells } }, piece: true };
+    const unit: Unit = { ...row.unit, start, end, table: { layout: row.unit.table!.layout, from: row.r, to: row.r + 1, columns: { from, to } }, piece: true };
     delete unit.continuation;
     delete unit.continuationView;
     if (context) {
@@ -552,8 +555,9 @@ class Packer {
       delete unit.view;
     }
     const total = this.count(context + this.base.slice(start, end));
-    const prefixTokens = context ? this.count(context) : 0;
-    return { unit: { ...unit, tokens: Math.max(1, total - prefixTokens) }, total };
+    // Body tokens are only an estimate here (the piece is a chunk of its own, counted as a whole).
+    const prefixTokens = context ? Math.min(total - 1, (view.header && view.header !== 'all' ? row.header!.estimate(from, to, this.tokenizer) : 0) + (view.key ? row.keyTokens : 0)) : 0;
+    return { unit: { ...unit, tokens: Math.max(1, total - prefixTokens), exact: total }, total };
   }
 
   /**
@@ -783,6 +787,8 @@ class Packer {
   private extend(i: number): { last: number; fit: boolean } {
     const units = this.units;
     const first = units[i]!;
+    // A piece of a row split by columns is a chunk of its own (see below): nothing to measure.
+    if (first.exact !== undefined) return { last: i, fit: true };
     let content = contentOf(first);
     let tableId = first.table?.layout.id;
     const overlap = this.overlapFor(first).text;
@@ -844,8 +850,9 @@ class Packer {
       const content = this.contentRange(i, j);
       const limit = this.limitFor(content);
       const prefix = this.prefixFor(first, overlap);
-      // A lone unit without prefix was counted exactly already.
-      const tokens = i === j && prefix === '' ? first.tokens : this.count(prefix + this.base.slice(first.start, units[j]!.end));
+      // A lone unit without prefix (or with just its own context, for a piece counted with it) was counted exactly already.
+      const counted = i === j ? (prefix === '' ? first.tokens : first.exact !== undefined && prefix === (first.context ?? '') ? first.exact : undefined) : undefined;
+      const tokens = counted ?? this.count(prefix + this.base.slice(first.start, units[j]!.end));
       if (tokens <= limit) {
         this.push(i, j, prefix, tokens, content, overlap ? tail.start : undefined);
         return j;

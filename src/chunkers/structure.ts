@@ -143,8 +143,9 @@ const NO_OVERLAP: Overlap = { text: '', start: undefined };
  */
 export const HEADER_SHARE = 1 / 2;
 /**
- * A header cut to a piece's columns is repeated only while it is at most this many times the
- * piece's own text (in characters): with HEADER_SHARE this bounds what split rows add to the output.
+ * A header cut to a piece's columns is repeated only while it, the breadcrumb and the key cell are
+ * at most this many times the piece's own text (in characters): what split rows add to the output
+ * stays within this factor of the row (CHUNK_OUTPUT_FACTOR).
  */
 export const HEADER_BODY_RATIO = 3;
 /** Share of the limit the key (first) cell may take to be repeated before the later pieces of its row. */
@@ -166,6 +167,8 @@ interface RowSplit {
   keyTokens: number;
   /** Estimated tokens before each cell's stretch of the row (cellTokenSums). */
   sums: Float64Array | undefined;
+  /** Characters of the breadcrumb before every piece. */
+  crumb: number;
 }
 
 class Packer {
@@ -453,7 +456,7 @@ class Packer {
     const header = r >= layout.headerRows && layout.headerRows > 0 ? this.tableHeader(layout) : undefined;
     const bodyRow = r - layout.headerRows + 1;
     const marker = bodyRow >= 1 ? `[table row ${bodyRow} is split across chunks]\n` : '[table header row is split across chunks]\n';
-    const row: RowSplit = { unit, r, cells, limit, header, marker, key: '', keyTokens: 0, sums: undefined };
+    const row: RowSplit = { unit, r, cells, limit, header, marker, key: '', keyTokens: 0, sums: undefined, crumb: this.breadcrumb(unit).length };
     if (cells.length < 2) {
       // One cell: its text is split.
       this.splitCells(row, 0, 1, out);
@@ -525,8 +528,10 @@ class Packer {
       const full = from <= 1 && to >= row.cells.length ? `${headerText(this.base, row.header.layout)}\n` : undefined;
       const all = full !== undefined && full.length <= row.limit * 32 && this.count(full) <= row.limit * HEADER_SHARE;
       const cut = all ? full : row.header.cut(from, to);
-      // A header far longer than the cells it names (long names over one-digit cells) is left out.
-      if (all || (cut.length <= HEADER_BODY_RATIO * bodyChars && this.count(cut) <= row.limit * HEADER_SHARE)) {
+      // A header far longer than the cells it names (long names over one-digit cells) is left out:
+      // with the breadcrumb and the key, what a piece repeats stays within HEADER_BODY_RATIO of it.
+      const key = from > 0 ? row.key.length : 0;
+      if (all || (row.crumb + cut.length + key <= HEADER_BODY_RATIO * bodyChars && this.count(cut) <= row.limit * HEADER_SHARE)) {
         context += cut;
         view.header = all ? 'all' : { from, to };
       }

@@ -12,6 +12,12 @@ type Part = Omit<CheckReport, 'ok' | 'repair' | 'full'>;
 
 /** A temporary copy older than this is stale whatever its process id says (ids are reused). */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
+/**
+ * A file no document keeps, younger than this, is left by repair: an ingest renames a copy into
+ * place before it commits the document, and may wait for the write lock (10 minutes by default)
+ * in between.
+ */
+export const FRESH_UNREFERENCED_MS = 3600 * 1000;
 
 interface Damaged {
   doc: StoredDocument;
@@ -22,8 +28,8 @@ interface FilesState {
   checked: CheckScope[];
   found: CheckFinding[];
   damaged: Damaged[];
-  /** Files under their final name that no document keeps, absolute paths. */
-  unreferenced: string[];
+  /** Files under their final name that no document keeps: absolute path, last change. */
+  unreferenced: { path: string; mtimeMs: number }[];
   /** Temporary copies of processes no longer running: absolute path and the hash in the name. */
   staleTemps: { path: string; hash: string }[];
 }
@@ -54,7 +60,6 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
   const { finals, temps } = await listFiles(join(dir, 'files'));
   const now = Date.now();
   const live = (t: ListedTemp) => processAlive(t.pid) && now - t.mtimeMs < STALE_TEMP_MS;
-  const liveTemps = new Set(temps.filter(live).map((t) => t.hash));
   const staleTemps = temps.filter((t) => !live(t)).map((t) => ({ path: t.path, hash: t.hash }));
 
   const damaged: Damaged[] = [];
@@ -63,8 +68,8 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
     const path = join(dir, originalPath(doc.id));
     const info = doc.original === originalPath(doc.id) ? await stat(path).catch(() => undefined) : undefined;
     if (!info?.isFile()) {
-      // A copy being written right now by a running ingest goes in after its commit.
-      if (!liveTemps.has(doc.id)) damaged.push({ doc, problem: 'missing' });
+      // Never in flight: an ingest puts the copy in place before it commits the document.
+      damaged.push({ doc, problem: 'missing' });
       continue;
     }
     if (info.size !== doc.bytes) {
@@ -76,7 +81,7 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
     if (hash !== doc.id) damaged.push({ doc, problem: 'hash' });
   }
   const keptNames = new Set(kept.map((d) => d.id));
-  const unreferenced = finals.filter((f) => !keptNames.has(f.hash)).map((f) => f.path);
+  const unreferenced = finals.filter((f) => !keptNames.has(f.hash)).map((f) => ({ path: f.path, mtimeMs: f.mtimeMs }));
 
   const checked: CheckScope[] = [
     { check: 'original-missing', what: "every document's kept original is under files/", scope: 'full', items: kept.length },
@@ -93,7 +98,7 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
   if (missing.length > 0) found.push(finding('original-missing', 'error', `${missing.length} document(s) refer to a kept original that is not under files/`, missing.length, missing.map(describe)));
   if (size.length > 0) found.push(finding('original-size', 'error', `${size.length} kept original(s) do not have their document's size (truncated?)`, size.length, size.map(describe)));
   if (hash.length > 0) found.push(finding('original-hash', 'error', `${hash.length} kept original(s) do not hash to their name (changed on disk)`, hash.length, hash.map(describe)));
-  if (unreferenced.length > 0) found.push(finding('original-unreferenced', 'leftover', `${unreferenced.length} file(s) under files/ are no document's original`, unreferenced.length, unreferenced.map((p) => p.slice(dir.length + 1))));
+  if (unreferenced.length > 0) found.push(finding('original-unreferenced', 'leftover', `${unreferenced.length} file(s) under files/ are no document's original`, unreferenced.length, unreferenced.map((f) => f.path.slice(dir.length + 1))));
   if (staleTemps.length > 0) found.push(finding('temp-files', 'leftover', `${staleTemps.length} temporary cop(ies) of processes no longer running`, staleTemps.length, staleTemps.map((t) => t.path.slice(dir.length + 1))));
   return { checked, found, damaged, unreferenced, staleTemps };
 }
@@ -106,8 +111,8 @@ interface ListedTemp {
 }
 
 /** The files of `files/<aa>/`: originals under their final names, and temporary copies. */
-async function listFiles(root: string): Promise<{ finals: { path: string; hash: string }[]; temps: ListedTemp[] }> {
-  const finals: { path: string; hash: string }[] = [];
+async function listFiles(root: string): Promise<{ finals: { path: string; hash: string; mtimeMs: number }[]; temps: ListedTemp[] }> {
+  const finals: { path: string; hash: string; mtimeMs: number }[] = [];
   const temps: ListedTemp[] = [];
   const folders = await opendir(root).catch(() => undefined);
   if (!folders) return { finals, temps };
@@ -116,12 +121,12 @@ async function listFiles(root: string): Promise<{ finals: { path: string; hash: 
     for await (const entry of await opendir(join(root, folder.name))) {
       if (!entry.isFile()) continue;
       const path = join(root, folder.name, entry.name);
-      if (isOriginalName(entry.name)) finals.push({ path, hash: entry.name });
       const temp = tempCopyOf(entry.name);
-      if (temp) {
-        const info = await stat(path).catch(() => undefined);
-        if (info) temps.push({ path, ...temp, mtimeMs: info.mtimeMs });
-      }
+      if (!temp && !isOriginalName(entry.name)) continue;
+      const info = await stat(path).catch(() => undefined);
+      if (!info) continue;
+      if (temp) temps.push({ path, ...temp, mtimeMs: info.mtimeMs });
+      else finals.push({ path, hash: entry.name, mtimeMs: info.mtimeMs });
     }
   }
   return { finals, temps };
@@ -171,14 +176,23 @@ async function repairFiles(dir: string, store: LibraryStore, state: FilesState):
     repairs.push({ check: 'original-missing', action: `cleared the kept original of ${cleared.length} document(s) whose files no longer have those bytes (they stay searchable): ${cleared.slice(0, 5).join(', ')}`, count: cleared.length });
   }
   let removed = 0;
-  for (const path of state.unreferenced) {
+  let fresh = 0;
+  const now = Date.now();
+  for (const { path, mtimeMs } of state.unreferenced) {
+    if (now - mtimeMs < FRESH_UNREFERENCED_MS) {
+      fresh++;
+      continue;
+    }
     const hash = path.slice(path.lastIndexOf('/') + 1);
-    // Looked up again just before: a running ingest may have committed this copy's document since.
+    // Looked up again just before: a document may keep it since.
     if ((await store.getDocument(hash))?.original) continue;
     await rm(path, { force: true });
     removed++;
   }
   if (removed > 0) repairs.push({ check: 'original-unreferenced', action: `deleted ${removed} file(s) under files/ that were no document's original`, count: removed });
+  if (fresh > 0) {
+    repairs.push({ check: 'original-unreferenced', action: `kept ${fresh} file(s) no document keeps, written in the last ${FRESH_UNREFERENCED_MS / 60_000} minutes (an ingest may be about to commit them; a later repair deletes them)`, count: 0 });
+  }
   const temps = state.staleTemps.filter((t) => !usedTemps.has(t.path));
   for (const temp of temps) await rm(temp.path, { force: true });
   if (temps.length > 0) repairs.push({ check: 'temp-files', action: `deleted ${temps.length} temporary cop(ies) of processes no longer running`, count: temps.length });

@@ -15,7 +15,7 @@ import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport 
 import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument, WriteResult } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
-import { commitOriginal, discardOriginal, hashFile, originalPath, stageOriginal } from './originals.js';
+import { hashFile, keepOriginal, originalPath } from './originals.js';
 import { TaskPool } from './pool.js';
 import { Serial } from './serial.js';
 import { documentTree } from './worker.js';
@@ -303,26 +303,20 @@ export class Library {
       if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath)))) continue;
       const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
       if (!ctx.dryRun) {
-        // The copy of the original goes in under its final name only once its document is committed.
-        const staged = isRoot && ctx.copy ? await stageOriginal(this.dir, file.path, docId) : null;
-        let written: WriteResult;
-        try {
-          written = await this.write(() => this.store.writeDocument({
-            // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
-            document: isRoot ? doc : { ...doc, children: [] },
-            blocks,
-            indexTexts: result.indexTexts[i] ?? [],
-            path: isRoot ? pathRecord : childPath,
-            strategy: ctx.strategy,
-            configHash: ctx.hash,
-            original: staged?.rel ?? null,
-            parseCacheKey: isRoot ? cacheKey : null,
-          }));
-        } catch (error) {
-          await discardOriginal(staged);
-          throw error;
-        }
-        if (staged) await commitOriginal(staged);
+        // The copy of the original is in place, whole, before its document is committed: a process
+        // killed in between leaves only a file no document keeps (src/library/originals.ts).
+        const original = isRoot && ctx.copy ? await keepOriginal(this.dir, file.path, docId) : null;
+        const written: WriteResult = await this.write(() => this.store.writeDocument({
+          // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
+          document: isRoot ? doc : { ...doc, children: [] },
+          blocks,
+          indexTexts: result.indexTexts[i] ?? [],
+          path: isRoot ? pathRecord : childPath,
+          strategy: ctx.strategy,
+          configHash: ctx.hash,
+          original,
+          parseCacheKey: isRoot ? cacheKey : null,
+        }));
         await this.dropOriginal(written.replacedDocId);
         // Another process stored the same bytes first: this file only added its path.
         if (!written.written) {

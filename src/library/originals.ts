@@ -9,12 +9,14 @@ import { GroundworkError } from '../errors.js';
  * the bytes, so two processes keeping the same content write the same file.
  *
  * A copy is written to a temporary name in the same folder (`<sha256>.<pid>.<random>.tmp`: unique
- * per process and per copy), its hash checked while it is written and the file synced, and only
- * after the document that refers to it has been committed is it renamed into place (atomic; two
- * processes renaming the same content leave one whole file). So a file under its final name is
- * always complete, a process killed before its commit leaves only a temporary file that names its
- * (dead) process, and one killed between commit and rename leaves that temporary file beside a
- * document whose original is missing: `check --repair` renames it into place.
+ * per process and per copy), its hash checked while it is written and the file synced, then
+ * renamed into place (atomic: two processes renaming the same content leave one whole file), and
+ * only then is the document that keeps it committed. So a file under its final name is always
+ * whole, and a document never refers to a copy that is not there: a process killed before its
+ * rename leaves a temporary file naming its (dead) process, one killed between rename and commit a
+ * file no document keeps, both leftovers `check --repair` deletes (the second only once it is
+ * older than a write could wait for the lock: an ingest may be about to commit it). The next ingest
+ * of the same bytes finds the file in place and keeps it.
  */
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -119,12 +121,22 @@ async function copyToTemp(target: string, source: string, docId: string): Promis
   return '';
 }
 
-/** Moves a staged copy under its final name (after the document referring to it was committed). */
+/** Moves a staged copy under its final name. */
 export async function commitOriginal(staged: StagedOriginal): Promise<void> {
   if (staged.tmp) await rename(staged.tmp, staged.target);
 }
 
-/** Drops a staged copy that no document will refer to. */
-export async function discardOriginal(staged: StagedOriginal | null): Promise<void> {
-  if (staged?.tmp) await rm(staged.tmp, { force: true });
+/**
+ * Keeps a copy of `source` (whose sha256 is `docId`) under its final name, before the document
+ * that refers to it is committed; returns the path the document records (relative to `dir`).
+ */
+export async function keepOriginal(dir: string, source: string, docId: string): Promise<string> {
+  const staged = await stageOriginal(dir, source, docId);
+  try {
+    await commitOriginal(staged);
+  } catch (cause) {
+    if (staged.tmp) await rm(staged.tmp, { force: true });
+    throw new GroundworkError('IO', `cannot keep a copy of the original: ${(cause as Error).message}`, { file: source, cause });
+  }
+  return staged.rel;
 }

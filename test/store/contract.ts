@@ -301,6 +301,9 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('a', ['glaciers and rivers', 'a second block'], { configHash: 'config-2' }));
       await store.writeDocument(contractWrite('gone', ['to be removed']));
       await store.removeDocument('doc-gone');
+      // Two documents with the same block text: each block's index row is found under its own id.
+      await store.writeDocument(contractWrite('twin-1', ['identical words in two documents']));
+      await store.writeDocument(contractWrite('twin-2', ['identical words in two documents']));
       await store.recordPath({ path: '/docs/crowd.md', docId: 'doc-zh', size: 1, mtimeMs: 0 });
       for (const full of [false, true]) {
         const report = await store.check(resolveCheckOptions({ full }));

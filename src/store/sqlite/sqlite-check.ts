@@ -176,7 +176,7 @@ function termDfAgainstIndex(db: Database.Database): { count: number; terms: numb
 /** Re-analyses sampled blocks (all of them when there are few) and looks each up in the index. */
 function sampleIndexContent(db: Database.Database, blocks: number, random: () => number): { scope: 'full' | 'sampled'; items: number; missing: string[] } {
   const byRowid = db.prepare('SELECT rowid, id, heading_path, text FROM blocks WHERE rowid >= ? ORDER BY rowid LIMIT 1');
-  const lookup = db.prepare('SELECT count(*) FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid = ?').pluck();
+  const lookup = db.prepare('SELECT count(*) FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid = CAST(? AS INTEGER)').pluck();
   const rows: Row[] = [];
   let scope: 'full' | 'sampled' = 'full';
   if (blocks <= SAMPLE_BLOCKS) {

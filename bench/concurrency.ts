@@ -186,7 +186,7 @@ export async function main(): Promise<void> {
       [
         ['sequential A+B', String(aFiles + bFiles), sequential.seconds, String(seqRejected.total), String(seqRejected.locked), seqRejected.byCode, '-', '-'],
         [
-          `concurrent ${sets.map((s) => s.name).join(' | ')}`,
+          `concurrent ${sets.map((s) => s.name).join(', ')}`,
           String(sets.reduce((s, x) => s + x.files, 0)),
           wall,
           String(conRejected.total),

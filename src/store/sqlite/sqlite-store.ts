@@ -5,9 +5,11 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
+  Block, BlockWithPath, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  StoredDocument, TextCandidate,
 } from '../types.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
+import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
 
@@ -44,6 +46,7 @@ export class SqliteStore implements LibraryStore {
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
   private readonly search: SqliteSearch;
+  private readonly jobs: SqliteJobs;
   private indexWriter: FtsIndexWriter | undefined;
 
   /**
@@ -71,6 +74,7 @@ export class SqliteStore implements LibraryStore {
       this.migrate(options.onIndexRebuild);
       this.stmts = this.prepareStatements();
       this.search = new SqliteSearch(this.db);
+      this.jobs = new SqliteJobs(this.db);
     } catch (error) {
       // A file this store opened is closed again (a handle it was given too: it owns it now).
       this.db.close();
@@ -144,6 +148,8 @@ export class SqliteStore implements LibraryStore {
          FROM documents d WHERE d.id = ? OR d.id LIKE ? || '%' LIMIT 2`,
       ),
       blocksOf: db.prepare('SELECT * FROM blocks WHERE doc_id = ? ORDER BY ordinal'),
+      blockById: db.prepare('SELECT * FROM blocks WHERE id = ?'),
+      blockRange: db.prepare('SELECT * FROM blocks WHERE doc_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal'),
       firstPath: db.prepare('SELECT min(path) FROM paths WHERE doc_id = ?').pluck(),
     };
   }
@@ -285,6 +291,15 @@ export class SqliteStore implements LibraryStore {
     return (this.stmts.blocksOf.all(docId) as Row[]).map(toBlock);
   }
 
+  async getBlock(blockId: string): Promise<Block | undefined> {
+    const row = this.stmts.blockById.get(blockId) as Row | undefined;
+    return row ? toBlock(row) : undefined;
+  }
+
+  async blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return (this.stmts.blockRange.all(docId, from, to) as Row[]).map(toBlock);
+  }
+
   /**
    * Pages of blocks by (doc_id, ordinal, rowid). A file library is read on a connection of its own
    * inside one read transaction, so every page comes from one snapshot (as one statement would)
@@ -335,6 +350,22 @@ export class SqliteStore implements LibraryStore {
       byFormat,
       parseCacheEntries: one('SELECT count(*) FROM parse_cache'),
     };
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    this.jobs.create(job);
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.jobs.list(query);
+  }
+
+  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
+    return this.jobs.update(id, patch, options.ifState);
   }
 
   async close(): Promise<void> {

@@ -11,7 +11,9 @@ import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
-import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument } from '../store/types.js';
+import type {
+  Block, BlockWithPath, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument,
+} from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { TaskPool } from './pool.js';
 import { Serial } from './serial.js';
@@ -363,6 +365,16 @@ export class Library {
     return this.store.blocksOf(docId);
   }
 
+  /** One block by its id. */
+  block(blockId: string): Promise<Block | undefined> {
+    return this.store.getBlock(blockId);
+  }
+
+  /** A document's blocks with ordinals `from` to `to` (inclusive), in order: a block's neighbours. */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return this.store.blockRange(docId, from, to);
+  }
+
   /** Every block with its document's first path, document by document in block order, in pages. */
   allBlocks(): AsyncIterable<BlockWithPath> {
     return this.store.iterateBlocks();
@@ -381,6 +393,25 @@ export class Library {
   async stats(): Promise<StoreStats & { dir: string; strategy: string; tokenizer: string }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
     return { dir: this.dir, ...settings, ...stats };
+  }
+
+  /** Stores a new background job (see `JobRecord`; `groundwork serve` keeps its uploads' ingests here). */
+  createJob(job: JobRecord): Promise<void> {
+    return this.write(() => this.store.createJob(job));
+  }
+
+  job(id: string): Promise<JobRecord | undefined> {
+    return this.store.getJob(id);
+  }
+
+  /** Jobs newest first, optionally in some states only. */
+  jobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.store.listJobs(query);
+  }
+
+  /** Changes a job; with `ifState`, only when it is in one of those states (else undefined): a compare-and-set. */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined> {
+    return this.write(() => this.store.updateJob(id, patch, options));
   }
 
   /** Closes the store once the writes already started are done. */

@@ -201,7 +201,7 @@ function hoist(schema: JsonSchema, components: Record<string, JsonSchema>): Json
   const { $schema: _dialect, $defs, ...rest } = schema;
   for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
     const { $id: _id, $schema: _s, ...body } = def;
-    components[name] = body;
+    components[name] = rewriteLocalRefs(body) as JsonSchema;
   }
   return rewriteLocalRefs(rest) as JsonSchema;
 }

@@ -51,8 +51,9 @@ export interface ServeHandle {
   app: FastifyInstance;
   jobs: JobRunner;
   /**
-   * Graceful stop: new requests get 503, running jobs get `shutdownGraceMs` to finish (else they
-   * resume at the next start), event streams end, connections close. The library stays open (it
+   * Graceful stop: new requests get 503; requests being answered, then running jobs, get
+   * `shutdownGraceMs` to finish (jobs still running then resume at the next start); event streams
+   * end; connections close. The library stays open (it
    * is the caller's).
    */
   close(): Promise<void>;
@@ -61,6 +62,8 @@ export interface ServeHandle {
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | undefined;
+    /** Counted among the requests in flight (shutdown waits for them). */
+    counted: boolean;
   }
 }
 
@@ -97,10 +100,22 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
     isClosing: () => closing,
   };
 
+  // Requests being answered (event streams aside): shutdown lets them finish, within the grace.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const settle = () => {
+    if (--inFlight === 0) drained?.();
+  };
+
   app.decorateRequest('caller', undefined);
+  app.decorateRequest('counted', false);
   const limiter = settings.rateLimit === false ? undefined : new RateLimiter(settings.rateLimit);
   app.addHook('onRequest', async (request) => {
     if (closing) throw new HttpError('SHUTTING_DOWN', 'the server is shutting down; retry against its successor');
+    if (!request.routeOptions.config?.spec?.streaming) {
+      inFlight++;
+      request.counted = true;
+    }
     const scope = scopeOf(request);
     request.caller = authorize(keys, request.headers.authorization, scope);
     if (limiter && scope !== 'none') {
@@ -108,6 +123,14 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
       if (wait !== undefined) throw new HttpError('RATE_LIMITED', `rate limit: retry in ${wait} s`, { retryAfter: wait });
     }
   });
+  const done = async (request: FastifyRequest) => {
+    if (request.counted) {
+      request.counted = false;
+      settle();
+    }
+  };
+  app.addHook('onResponse', done);
+  app.addHook('onRequestAbort', done);
   app.setErrorHandler(async (error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler(async (request, reply) => sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), request, reply));
 
@@ -135,7 +158,17 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
     async close() {
       if (closing) return;
       closing = true;
-      await jobs.stop(settings.shutdownGraceMs);
+      const started = performance.now();
+      // Finish the requests being answered (new ones get 503 meanwhile), then the running jobs.
+      if (inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          timer = setTimeout(resolve, settings.shutdownGraceMs);
+        });
+        clearTimeout(timer);
+      }
+      await jobs.stop(Math.max(0, settings.shutdownGraceMs - (performance.now() - started)));
       for (const stream of context.streams) stream.end();
       context.streams.clear();
       await app.close();

@@ -37,7 +37,7 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   query?: Q;
   /** A JSON body. */
   body?: B;
-  /** A request body that is not JSON (multipart): documented, read by the handler itself. */
+  /** A request body that is not JSON (multipart): documented, read by the handler itself (with `body` too: either). */
   rawBody?: { contentType: string; schema: z.ZodType; description?: string };
   responses: Record<number, RouteResponse>;
   /** Requests this route may hold open for long (SSE). */
@@ -73,7 +73,9 @@ export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodT
     handler: async (request, reply) => {
       const params = parseInput(spec.params, request.params, 'path parameters');
       const query = parseInput(spec.query, request.query, 'query parameters');
-      const body = spec.body ? parseInput(spec.body, request.body ?? {}, 'request body') : undefined;
+      // A route taking JSON or multipart validates the JSON form only (the handler reads the parts).
+      const json = !spec.rawBody || !request.isMultipart?.();
+      const body = spec.body && json ? parseInput(spec.body, request.body ?? {}, 'request body') : undefined;
       return spec.handler({ params, query, body } as RouteInput<z.output<P>, z.output<Q>, z.output<B>>, request, reply);
     },
   };
@@ -138,12 +140,14 @@ export function openApiDocument(routes: readonly RegisteredRoute[], info: { titl
     };
     const parameters = [...parametersOf(spec.params, 'path', convert), ...parametersOf(spec.query, 'query', convert)];
     if (parameters.length > 0) operation.parameters = parameters;
-    if (spec.body) operation.requestBody = { required: true, content: { 'application/json': { schema: convert(spec.body, 'input') } } };
-    if (spec.rawBody) {
+    if (spec.body || spec.rawBody) {
       operation.requestBody = {
         required: true,
-        ...(spec.rawBody.description && { description: spec.rawBody.description }),
-        content: { [spec.rawBody.contentType]: { schema: convert(spec.rawBody.schema, 'input') } },
+        ...(spec.rawBody?.description && { description: spec.rawBody.description }),
+        content: {
+          ...(spec.body && { 'application/json': { schema: convert(spec.body, 'input') } }),
+          ...(spec.rawBody && { [spec.rawBody.contentType]: { schema: convert(spec.rawBody.schema, 'input') } }),
+        },
       };
     }
     const responses: Record<string, unknown> = {};

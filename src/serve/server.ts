@@ -15,6 +15,7 @@ import { blockRoutes } from './routes/blocks.js';
 import { difyRoutes } from './routes/dify.js';
 import { documentRoutes } from './routes/documents.js';
 import { jobRoutes } from './routes/jobs.js';
+import { previewRoutes } from './routes/preview.js';
 import { searchRoutes } from './routes/search.js';
 import { indexRoute, systemRoutes } from './routes/system.js';
 import { servePlugins, type ServePlugin } from './plugins.js';
@@ -142,6 +143,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
   await app.register(jobRoutes(context), { prefix: '/v1/jobs' });
   await app.register(blockRoutes(context), { prefix: '/v1/blocks' });
   await app.register(searchRoutes(context), { prefix: '/v1' });
+  await app.register(previewRoutes(context), { prefix: '/v1' });
   await app.register(difyRoutes(context));
   // Plugin slots: a plugin named like a registered one replaces it (options win over the registry).
   const byName = new Map<string, ServePlugin>();

@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IngestRequestOptionsSchema, type IngestRequestOptions } from '../../options/ingest.js';
+import { encodeGrayPng, renderPdfPage } from '../../pdf/render.js';
 import { outlineFromBlocks, type OutlineNode } from '../../retrieval/outline.js';
 import type { StoredDocument } from '../../store/types.js';
 import { HttpError, validationError } from '../errors.js';
@@ -106,6 +107,27 @@ export function documentRoutes(ctx: ServeContext) {
     });
 
     route(app, {
+      method: 'GET', url: '/:id/pages/:page.png', operationId: 'getPagePng', tags: ['documents'], scope: 'read',
+      summary: 'A PDF page rendered with PDFium as a greyscale PNG (cached in the library folder)',
+      params: z.object({ id: IdParams.shape.id, page: z.coerce.number().int().min(1).describe('1-based page number') }).strict(),
+      query: z.object({ dpi: z.coerce.number().int().min(36).max(300).default(110).describe('resolution (default 110: screen size)') }).strict(),
+      responses: {
+        200: { description: 'the page', contentType: 'image/png', schema: z.string().meta({ format: 'binary' }) },
+        404: { description: 'no such document, page, or kept original (NOT_FOUND)' },
+        415: { description: 'not a PDF (UNSUPPORTED)' },
+      },
+      handler: async ({ params, query }, _request, reply) => {
+        const doc = await find(params.id);
+        if (doc.format !== 'pdf') throw new HttpError('UNSUPPORTED', `${doc.id} is ${doc.format}, not a PDF: only PDF pages are rendered`);
+        if (doc.pageCount !== null && params.page > doc.pageCount) throw new HttpError('NOT_FOUND', `${doc.id} has ${doc.pageCount} pages, not ${params.page}`);
+        if (!doc.original) throw new HttpError('NOT_FOUND', `the original of ${doc.id} was not kept, so its pages cannot be rendered`);
+        const png = await renderedPage(ctx.library.dir, doc, params.page, query.dpi);
+        reply.type('image/png').header('Cache-Control', 'private, max-age=86400');
+        return reply.send(png);
+      },
+    });
+
+    route(app, {
       method: 'DELETE', url: '/:id', operationId: 'deleteDocument', summary: 'Remove a document with its blocks, index rows and kept original', tags: ['documents'], scope: 'write',
       params: IdParams,
       responses: { 200: { description: 'what was removed', schema: z.object({ removed: DocumentSchema }) }, 404: { description: 'no such document (NOT_FOUND)' } },
@@ -116,6 +138,33 @@ export function documentRoutes(ctx: ServeContext) {
       },
     });
   };
+}
+
+/**
+ * A page's PNG from the cache (`cache/pages/` in the library, keyed by document, page and dpi),
+ * rendered once: written to a temporary name and renamed, so a reader never sees half a file.
+ */
+async function renderedPage(libraryDir: string, doc: StoredDocument, page: number, dpi: number): Promise<Buffer> {
+  const dir = join(libraryDir, 'cache', 'pages');
+  const file = join(dir, `${doc.id}-${page}-${dpi}.png`);
+  const cached = await readFile(file).catch(() => undefined);
+  if (cached) return cached;
+  const bytes = await readFile(join(libraryDir, doc.original!)).catch((cause: Error) => {
+    throw new HttpError('NOT_FOUND', `the original of ${doc.id} is missing from the library folder (${cause.message})`);
+  });
+  let image;
+  try {
+    image = await renderPdfPage(bytes, page - 1, { dpi });
+  } catch (error) {
+    if (error instanceof RangeError) throw new HttpError('NOT_FOUND', `${doc.id}: ${error.message}`);
+    throw error;
+  }
+  const png = Buffer.from(encodeGrayPng(image));
+  await mkdir(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(tmp, png);
+  await rename(tmp, file);
+  return png;
 }
 
 /** The upload's `options` (JSON) and `strategy` fields as validated ingest options. */

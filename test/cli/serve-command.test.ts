@@ -33,7 +33,7 @@ describe('groundwork serve (spawned)', () => {
     });
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
-    expect((await health.json()).status).toBe('ok');
+    expect(((await health.json()) as { status: string }).status).toBe('ok');
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

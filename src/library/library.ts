@@ -413,6 +413,22 @@ export class Library {
     return { dir: this.dir, ...settings, ...stats };
   }
 
+  /**
+   * Checks the library: the store's own data (`LibraryStore.check`: the database file, the search
+   * index and its statistics against the blocks, orphans), every kept original under files/ (present,
+   * its sha256 equal to its name, its size), leftovers, and the settings. With `repair`, rebuilds
+   * what can be rebuilt, restores or clears missing originals, removes leftovers, and checks again.
+   * Safe while other processes ingest and search.
+   */
+  async check(options: CheckOptions = {}): Promise<CheckReport> {
+    const resolved = resolveCheckOptions(options);
+    // Through this Library's write queue: a repair never overlaps its own writes.
+    const store = await this.write(() => this.store.check(resolved));
+    const files = await checkFiles(this.dir, this.store, resolved);
+    const settings = await checkSettings(this.store, resolved);
+    return mergeReports(resolved, [store, files, settings]);
+  }
+
   /** Stores a new background job (see `JobRecord`; `groundwork serve` keeps its uploads' ingests here). */
   createJob(job: JobRecord): Promise<void> {
     return this.write(() => this.store.createJob(job));
@@ -430,22 +446,6 @@ export class Library {
   /** Changes a job; with `ifState`, only when it is in one of those states (else undefined): a compare-and-set. */
   updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined> {
     return this.write(() => this.store.updateJob(id, patch, options));
-  }
-
-  /**
-   * Checks the library: the store's own data (`LibraryStore.check`: the database file, the search
-   * index and its statistics against the blocks, orphans), every kept original under files/ (present,
-   * its sha256 equal to its name, its size), leftovers, and the settings. With `repair`, rebuilds
-   * what can be rebuilt, restores or clears missing originals, removes leftovers, and checks again.
-   * Safe while other processes ingest and search.
-   */
-  async check(options: CheckOptions = {}): Promise<CheckReport> {
-    const resolved = resolveCheckOptions(options);
-    // Through this Library's write queue: a repair never overlaps its own writes.
-    const store = await this.write(() => this.store.check(resolved));
-    const files = await checkFiles(this.dir, this.store, resolved);
-    const settings = await checkSettings(this.store, resolved);
-    return mergeReports(resolved, [store, files, settings]);
   }
 
   /** Closes the store once the writes already started are done. */

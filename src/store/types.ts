@@ -255,6 +255,12 @@ export interface LibraryStore {
   rankText(query: string, k: number): Promise<RankedBlock[]>;
 
   stats(): Promise<StoreStats>;
+  /**
+   * Checks the store's own data (its integrity, the index against the blocks, orphans) and, with
+   * `repair`, rebuilds what can be rebuilt, then checks again (src/store/check.ts). Safe while
+   * other processes read and write.
+   */
+  check(options: ResolvedCheckOptions): Promise<CheckReport>;
 
   /** Stores a new job (INVALID_OPTIONS when its id is taken). */
   createJob(job: JobRecord): Promise<void>;
@@ -268,12 +274,6 @@ export interface LibraryStore {
    */
   updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined>;
 
-  /**
-   * Checks the store's own data (its integrity, the index against the blocks, orphans) and, with
-   * `repair`, rebuilds what can be rebuilt, then checks again (src/store/check.ts). Safe while
-   * other processes read and write.
-   */
-  check(options: ResolvedCheckOptions): Promise<CheckReport>;
   close(): Promise<void>;
 }
 

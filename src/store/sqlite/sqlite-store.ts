@@ -11,8 +11,8 @@ import type {
 } from '../types.js';
 import { ftsStructure, inspect, repair, type Inspection } from './sqlite-check.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
-import { SqliteJobs } from './sqlite-jobs.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, READ_BUSY_TIMEOUT_MS, WAL_SIZE_LIMIT_BYTES, WriteLock } from './sqlite-lock.js';
+import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
 
@@ -445,23 +445,6 @@ export class SqliteStore implements LibraryStore {
     };
   }
 
-  async createJob(job: JobRecord): Promise<void> {
-    await this.lock.run(() => this.jobs.create(job));
-  }
-
-  async getJob(id: string): Promise<JobRecord | undefined> {
-    return this.read(() => this.jobs.get(id));
-  }
-
-  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
-    return this.read(() => this.jobs.list(query));
-  }
-
-  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
-    // Under the write lock: the compare-and-set holds across processes sharing the file.
-    return this.lock.run(() => this.jobs.update(id, patch, options.ifState));
-  }
-
   /**
    * The checks of src/store/sqlite/sqlite-check.ts on one snapshot (other processes go on reading
    * and writing); FTS5's own check (full) and the repairs under the write lock; then, after
@@ -484,6 +467,22 @@ export class SqliteStore implements LibraryStore {
       remaining = (await inspectAll()).found;
     }
     return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    await this.lock.run(() => this.jobs.create(job));
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.jobs.list(query);
+  }
+
+  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
+    return this.lock.run(() => this.jobs.update(id, patch, options.ifState));
   }
 
   async close(): Promise<void> {

@@ -27,7 +27,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     format: { type: 'string' },
     workers: { type: 'string', default: '2' },
-    timeout: { type: 'string', default: '60' },
+    timeout: { type: 'string', default: '120' },
     heap: { type: 'string', default: '1024' },
     rss: { type: 'string', default: '3072' },
     slow: { type: 'string', default: '15' },

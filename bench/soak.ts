@@ -39,7 +39,12 @@ import { loadSeeds, type Seed } from '../test/fuzz/seeds.js';
 import { printTable } from './inputs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'src', 'cli', 'main.ts');
+const DEFAULT_CLI = join(ROOT, 'src', 'cli', 'main.ts');
+
+/** The command line that starts `groundwork`: sources through tsx, a built main.js directly. */
+function cliCommand(cli: string): string[] {
+  return cli.endsWith('.ts') ? ['--import', 'tsx', cli] : [cli];
+}
 const MB = 1024 * 1024;
 const PAGE = 4096;
 
@@ -47,6 +52,8 @@ export interface SoakOptions {
   files: number;
   kills: number;
   seed: number;
+  /** The CLI entry to soak (default: this checkout's src/cli/main.ts; a dist/cli/main.js runs as is). */
+  cli?: string;
   /** Ingest workers (`--workers`); undefined: the CLI's default. */
   workers?: number;
   ocr: 'auto' | 'off';
@@ -210,7 +217,7 @@ class Soak {
   /** Runs `groundwork ARGS`, sampling its tree each second; with `killAfterMs`, kill -9 it then. */
   run(args: readonly string[], phase: string, killAfterMs?: number): Promise<CliRun> {
     const started = performance.now();
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child: ChildProcess = spawn(process.execPath, [...cliCommand(this.options.cli ?? DEFAULT_CLI), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -284,7 +291,7 @@ function json<T>(run: CliRun, what: string): T {
 
 /** Ingest flags the command knows (limits' --file-timeout only once it has landed). */
 function ingestFlags(options: SoakOptions): string[] {
-  const help = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'ingest', '--help'], { cwd: ROOT, encoding: 'utf8' }).stdout;
+  const help = spawnSync(process.execPath, [...cliCommand(options.cli ?? DEFAULT_CLI), 'ingest', '--help'], { cwd: ROOT, encoding: 'utf8' }).stdout;
   return [
     '--json',
     '--ocr',
@@ -294,8 +301,8 @@ function ingestFlags(options: SoakOptions): string[] {
   ];
 }
 
-function hasCheck(): boolean {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'check', '--help'], { cwd: ROOT, encoding: 'utf8' });
+function hasCheck(options: SoakOptions): boolean {
+  const r = spawnSync(process.execPath, [...cliCommand(options.cli ?? DEFAULT_CLI), 'check', '--help'], { cwd: ROOT, encoding: 'utf8' });
   return r.status === 0;
 }
 
@@ -332,7 +339,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const set = generateFiles(join(base, 'files'), options.files, options.seed, options.maxSeedBytes);
     log(`soak: ${set.paths.length} files (${(set.bytes / MB).toFixed(1)} MB; ${Object.entries(set.kinds).map(([k, n]) => `${n} ${k}`).join(', ')}) in ${set.dir}`);
     const flags = ingestFlags(options);
-    const check = hasCheck();
+    const check = hasCheck(options);
     const libA = join(base, 'library-a');
     const libB = join(base, 'library-b');
     const ingest = async (lib: string, phase: string, killAfterMs?: number) => {
@@ -452,7 +459,7 @@ export async function main(): Promise<void> {
   printSoak(await runSoak(options), options);
 }
 
-const HELP = `usage: npm run soak -- [--files N] [--kills N] [--seed S] [--workers N] [--ocr auto|off] [--max-seed-bytes N] [--rss-limit MB] [--keep]`;
+const HELP = `usage: npm run soak -- [--files N] [--kills N] [--seed S] [--workers N] [--ocr auto|off] [--max-seed-bytes N] [--rss-limit MB] [--cli PATH] [--keep]`;
 
 async function cli(): Promise<number> {
   const { values } = parseArgs({
@@ -465,6 +472,7 @@ async function cli(): Promise<number> {
       'max-seed-bytes': { type: 'string', default: String(4 * MB) },
       'rss-limit': { type: 'string', default: '512' },
       keep: { type: 'boolean', default: false },
+      cli: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -478,8 +486,10 @@ async function cli(): Promise<number> {
     return x;
   };
   if (values.ocr !== 'auto' && values.ocr !== 'off') throw new Error(`soak: --ocr must be auto or off\n${HELP}`);
-  if (!existsSync(CLI)) throw new Error(`soak: ${CLI} not found`);
+  const cli = resolve(values.cli ?? DEFAULT_CLI);
+  if (!existsSync(cli)) throw new Error(`soak: ${cli} not found`);
   const options: SoakOptions = {
+    cli,
     files: n('files', values.files),
     kills: n('kills', values.kills),
     seed: n('seed', values.seed),

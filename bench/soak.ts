@@ -404,7 +404,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       if (c) checks.push(`${c.ok ? 'ok' : `FAIL (${c.detail})`}`);
     }
     verdict(`${options.kills} kill -9 at random moments`, killed > 0 ? orphans === 0 : undefined, `${killed} killed mid-run (${options.kills - killed} had finished first), ${orphans} process(es) under a killed ingest outlived it by 3 s`);
-    if (check) verdict('check after each kill', checks.every((c) => c === 'ok'), checks.join('; '));
+    if (check && checks.length) verdict('check after each kill', checks.every((c) => c === 'ok'), checks.join('; '));
     const finish = (await ingest(libB, 'B: run to the end')).report!;
     const settle = (await ingest(libB, 'B: second run')).report!;
     verdict('B: a run after the kills adds nothing more', settle.docsAdded === 0 && settle.docsUpdated === 0, `${settle.docsAdded} added, ${settle.docsUpdated} updated, ${settle.docsSkipped} unchanged (the run before it: ${finish.docsAdded} added, ${finish.docsUpdated} updated)`);

@@ -13,8 +13,9 @@
  *    and every process under it summed each second. Every file must be accounted for: the path of
  *    a stored document, or rejected with an error code.
  * 3. Run A again: nothing may be added or updated, the same files rejected.
- * 4. Library B: KILLS ingests of the same folder, each `kill -9`ed at a random moment (the ingest
- *    process; anything under it still alive after it is reported and killed), each followed by
+ * 4. Library B: KILLS ingests of the same folder, each `kill -9`ed at a random moment (when B holds a
+ *    random share of A's documents, counted by kept originals; the ingest process: anything under
+ *    it still alive 3 s after it is reported and killed), each followed by
  *    `groundwork check --json`; then one ingest to the end, a check, and a run that adds nothing.
  *    B must then hold exactly A's documents (ids, paths and block counts).
  * 5. Print RSS over time (a compact table) and the verdicts; exit 1 when one fails.
@@ -190,6 +191,25 @@ export interface RssSample {
   processes: number;
 }
 
+/** Kept originals under a library's files/ (temporary copies of a write in progress left out). */
+function countOriginals(lib: string): number {
+  let n = 0;
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (!e.name.endsWith('.tmp')) n++;
+    }
+  };
+  walk(join(lib, 'files'));
+  return n;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running the CLI
 
@@ -214,8 +234,11 @@ class Soak {
     return (performance.now() - this.t0) / 1000;
   }
 
-  /** Runs `groundwork ARGS`, sampling its tree each second; with `killAfterMs`, kill -9 it then. */
-  run(args: readonly string[], phase: string, killAfterMs?: number): Promise<CliRun> {
+  /**
+   * Runs `groundwork ARGS`, sampling its tree each second; with `kill`, kill -9 it as soon as
+   * `kill.progress()` reaches `kill.at` (checked each second).
+   */
+  run(args: readonly string[], phase: string, kill?: { progress: () => number; at: number }): Promise<CliRun> {
     const started = performance.now();
     const child: ChildProcess = spawn(process.execPath, [...cliCommand(this.options.cli ?? DEFAULT_CLI), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let stdout = '';
@@ -224,28 +247,24 @@ class Soak {
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-20_000)));
     let peak = 0;
     let lastTree: number[] = [];
+    let killedTree: number[] = [];
     const sample = () => {
       if (child.pid === undefined || child.exitCode !== null) return;
+      if (kill && !killedTree.length && kill.progress() >= kill.at) {
+        killedTree = processTree(child.pid).filter((p) => p !== child.pid);
+        child.kill('SIGKILL');
+        return;
+      }
       lastTree = processTree(child.pid);
       const mb = lastTree.reduce((sum, pid) => sum + rssBytes(pid), 0) / MB;
       peak = Math.max(peak, mb);
       this.samples.push({ t: this.elapsed(), phase, mb, processes: lastTree.length });
     };
     const timer = setInterval(sample, 1000);
-    let killTimer: NodeJS.Timeout | undefined;
-    let killedTree: number[] = [];
-    if (killAfterMs !== undefined) {
-      killTimer = setTimeout(() => {
-        if (child.pid === undefined || child.exitCode !== null) return;
-        killedTree = processTree(child.pid).filter((p) => p !== child.pid);
-        child.kill('SIGKILL');
-      }, killAfterMs);
-    }
     return new Promise((done, fail) => {
       child.on('error', fail);
       child.on('close', async (code, signal) => {
         clearInterval(timer);
-        if (killTimer) clearTimeout(killTimer);
         let orphans = 0;
         if (killedTree.length) {
           // Workers must not outlive a killed ingest for long: give them a moment to notice.
@@ -342,8 +361,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const check = hasCheck(options);
     const libA = join(base, 'library-a');
     const libB = join(base, 'library-b');
-    const ingest = async (lib: string, phase: string, killAfterMs?: number) => {
-      const r = await soak.run(['ingest', set.dir, '--library', lib, ...flags], phase, killAfterMs);
+    const ingest = async (lib: string, phase: string, kill?: { progress: () => number; at: number }) => {
+      const r = await soak.run(['ingest', set.dir, '--library', lib, ...flags], phase, kill);
       const killed = r.signal === 'SIGKILL';
       const report = killed ? undefined : json<IngestJson>(r, `ingest (${phase})`);
       runs.push({
@@ -386,18 +405,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (checkA) verdict('check after the runs', checkA.ok, checkA.detail);
 
     // 4. Library B: kill -9 at random moments, re-runs.
+    // Kill while documents are being stored: when B's kept originals (files/, one per stored
+    // document, counted each second) reach a random share of A's, the shares rising from kill to
+    // kill, so every kill lands mid-run with work left whatever the machine's speed.
     const rng = new Prng(options.seed ^ 0x50a4);
-    // Kill while files are being stored: after the CLI is up (as long as an `ls` takes), anywhere
-    // in the rest of a first run's time; later kills land on a library holding more already.
-    const startMs = (await soak.run(['ls', '--json', '--library', libA], 'ls')).ms;
-    const firstMs = first.run.ms;
+    const total = countOriginals(libA);
+    const shares = Array.from({ length: options.kills }, () => 0.05 + 0.9 * rng.float()).sort((x, y) => x - y);
     const checks: string[] = [];
     let orphans = 0;
     let killed = 0;
     for (let k = 0; k < options.kills; k++) {
-      // Somewhere in the run: later kills land on a library that has more of the files already.
-      const at = Math.round(startMs + rng.float() * Math.max(1000, (firstMs - startMs) * 0.9));
-      const r = await ingest(libB, `B: kill ${k + 1} at ${(at / 1000).toFixed(1)} s`, at);
+      const at = Math.max(countOriginals(libB) + 1, Math.ceil(shares[k]! * total));
+      const r = await ingest(libB, `B: kill ${k + 1} at ${at} of ${total} originals`, { progress: () => countOriginals(libB), at });
       orphans += r.run.orphans;
       if (r.killed) killed++;
       const c = await runCheck(libB, `B: check ${k + 1}`);

@@ -15,13 +15,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('soak', () => {
   test('the files are a pure function of the seed: copies, unique variants and mutations', () => {
-    const a = generateFiles(join(dir, 'a'), 120, 5, 256 * 1024);
-    const b = generateFiles(join(dir, 'b'), 120, 5, 256 * 1024);
-    expect(a.paths).toHaveLength(120);
+    const a = generateFiles(join(dir, 'a'), 110, 5, 64 * 1024);
+    const b = generateFiles(join(dir, 'b'), 110, 5, 64 * 1024);
+    expect(a.paths).toHaveLength(110);
     expect(a.kinds).toEqual(b.kinds);
-    expect((a.kinds.copy ?? 0) + (a.kinds.variant ?? 0) + (a.kinds.mutated ?? 0)).toBe(120);
-    expect(a.kinds.mutated).toBeGreaterThan(10);
-    for (const i of [0, 1, 57, 119]) expect(readFileSync(b.paths[i]!)).toEqual(readFileSync(a.paths[i]!));
+    expect((a.kinds.copy ?? 0) + (a.kinds.variant ?? 0) + (a.kinds.mutated ?? 0)).toBe(110);
+    expect(a.kinds.mutated).toBeGreaterThan(5);
+    for (const i of [0, 1, 57, 109]) expect(readFileSync(b.paths[i]!)).toEqual(readFileSync(a.paths[i]!));
     expect(new Set(a.paths.map((p) => p.split('/').at(-2))).size).toBe(2); // folders of 100
   });
 

@@ -1,7 +1,8 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
-import { type DomDocument, type DomElement, parseHtmlDocument } from './html-dom.js';
+import { type DomDocument, type DomElement, parseBoundedHtml } from './html-dom.js';
+import { parseLimits } from '../limits.js';
 import { flatText, mainText, runningTextLength, walkHtml } from './html-walk.js';
 import { withinStack } from './markdown.js';
 
@@ -52,12 +53,14 @@ export const htmlParser: ParserDefinition = {
 
 export function parseHtml(html: string, options: { mainContent: boolean }): HtmlResult {
   const source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  const document = parseHtmlDocument(source.replace(CRLF, '\n'));
+  const maxNesting = parseLimits().maxNesting;
+  const { document, flattened } = parseBoundedHtml(source.replace(CRLF, '\n'), maxNesting);
   const head = readHead(document);
   // The root, not <body>: <head> is skipped by the walker, and on malformed pages linkedom can leave
   // an empty <body> first with the content in a second one.
   const root = document.documentElement;
   const warnings: string[] = [];
+  if (flattened > 0) warnings.push(`${flattened} element(s) nested more than ${maxNesting} levels deep were flattened into their ancestor at that depth (maxNesting; raise it with --max-nesting)`);
   if (!root) return { elements: [], ...head, warnings };
   if (!options.mainContent) {
     const elements = walkHtml(root, { dropBoilerplate: false });

@@ -26,15 +26,32 @@ export const CHUNK_LIMITS_SCHEMA = z.object({
   ),
 });
 
+/**
+ * Per-file limits of an ingest (`IngestOptions`), held by killing the worker process that breaks
+ * them (src/library/process-pool.ts): the file is rejected, nothing of it is stored, the batch goes on.
+ */
+export const FILE_LIMITS_SCHEMA = z.object({
+  fileTimeoutMs: positive('wall time one file may take to parse and chunk in its worker (TIMEOUT past it)', 120_000),
+  fileMemoryMb: positive(
+    "memory one worker process may use while it parses and chunks a file: its resident set, Node's own ~90 MB and PDFium's WASM memory included (LIMIT_EXCEEDED past it)",
+    512,
+  ),
+});
+
 export type ParseLimits = z.infer<typeof PARSE_LIMITS_SCHEMA>;
 export type ChunkLimits = z.infer<typeof CHUNK_LIMITS_SCHEMA>;
+export type FileLimits = z.infer<typeof FILE_LIMITS_SCHEMA>;
 
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze(PARSE_LIMITS_SCHEMA.parse({}));
 export const DEFAULT_CHUNK_LIMITS: Readonly<ChunkLimits> = Object.freeze(CHUNK_LIMITS_SCHEMA.parse({}));
+export const DEFAULT_FILE_LIMITS: Readonly<FileLimits> = Object.freeze(FILE_LIMITS_SCHEMA.parse({}));
 
-/** `maxNesting` -> `--max-nesting`: the CLI flag of every limit option is its kebab-cased name. */
+/** Flags that do not follow the rule below: they take a unit (`--file-timeout 90s`, `--file-memory 1GB`). */
+const FLAG_NAMES: Record<string, string> = { fileTimeoutMs: '--file-timeout', fileMemoryMb: '--file-memory' };
+
+/** `maxNesting` -> `--max-nesting`: the CLI flag of a limit option is its kebab-cased name, unless FLAG_NAMES says otherwise. */
 export function limitFlag(name: string): string {
-  return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return FLAG_NAMES[name] ?? `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
 /** Limits as given by a caller (any subset), validated: INVALID_OPTIONS names the bad one. */
@@ -55,6 +72,10 @@ export function resolveParseLimits(options: Record<string, unknown>): ParseLimit
 
 export function resolveChunkLimits(options: Record<string, unknown>): ChunkLimits {
   return resolve(CHUNK_LIMITS_SCHEMA, options, 'chunk options');
+}
+
+export function resolveFileLimits(options: Record<string, unknown>): FileLimits {
+  return resolve(FILE_LIMITS_SCHEMA, options, 'ingest options');
 }
 
 /**

@@ -23,8 +23,8 @@ import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyze, indexText } from '../src/search/analyze.js';
-import { SqliteStore } from '../src/store/sqlite.js';
-import { FtsIndexWriter } from '../src/store/sqlite-fts.js';
+import { FtsIndexWriter } from '../src/store/sqlite/sqlite-fts.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { printTable } from './inputs.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -276,7 +276,7 @@ const BLOCKS_PER_DOC = 100;
  * columns, document frequencies, length statistics). Also writes terms.sqlite, the same analyzed terms for
  * MiniSearch. Built into a temporary folder and renamed, so an interrupted build is never reused.
  */
-function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: number | null; sqliteMB: number } {
+async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; buildSeconds: number | null; sqliteMB: number }> {
   const dir = join(tmpdir(), `groundwork-bench-library-${BLOCKS_VERSION}-${blockCount}`);
   if (existsSync(join(dir, 'done'))) {
     return { dir, buildSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')), sqliteMB: statSync(join(dir, 'library.sqlite')).size / MB };
@@ -287,7 +287,7 @@ function ensureSearchLibrary(blockCount: number): { dir: string; buildSeconds: n
   const t0 = performance.now();
   const pools = { en: sentencePool(EN_DATASETS, 'en'), zh: sentencePool(ZH_DATASETS, 'zh') };
 
-  new SqliteStore(join(building, 'library.sqlite')).close(); // schema and migrations
+  await new SqliteStore(join(building, 'library.sqlite')).close(); // schema and migrations
   const db = new Database(join(building, 'library.sqlite'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
@@ -391,10 +391,10 @@ function latencyStats(ms: number[]): { p50: number; p99: number; max: number; me
 
 async function searchBench(): Promise<void> {
   const blockCount = Number(process.env.GW_BENCH_BLOCKS ?? 1_000_000);
-  const library = ensureSearchLibrary(blockCount);
+  const library = await ensureSearchLibrary(blockCount);
   // A library cached by an older Groundwork is migrated (and its term statistics backfilled) here,
   // not inside a timed child.
-  new SqliteStore(join(library.dir, 'library.sqlite')).close();
+  await new SqliteStore(join(library.dir, 'library.sqlite')).close();
   const queries = benchQueries();
   const queriesFile = join(library.dir, 'queries.json');
   writeFileSync(queriesFile, JSON.stringify(queries));
@@ -409,7 +409,7 @@ async function searchBench(): Promise<void> {
   const miniSearchFits = totalmem() >= 16 * 1024 ** 3 || blockCount <= 200_000;
   const miniSearchBlocks = Number(process.env.GW_BENCH_MINISEARCH_BLOCKS ?? (miniSearchFits ? blockCount : 0));
   const engines: { name: string; engine: string; nodeArgs?: string[] }[] = [
-    { name: 'groundwork `library.search` (SqliteStore)', engine: 'store' },
+    { name: 'groundwork `library.search` (SQLite store)', engine: 'store' },
     { name: 'FTS5 alone: top 10 rowids by bm25', engine: 'fts' },
   ];
   if (miniSearchBlocks > 0) {

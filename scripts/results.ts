@@ -26,7 +26,7 @@ const started = performance.now();
 const reports: { name: string; docs: number; runs: ConfigRun[]; multiSpan: boolean }[] = [];
 for (const name of names) {
   const dataset = loadDataset(join(evalDir, name));
-  const runs = evaluate(dataset, dataset.questions, baselineConfigs(), { k: K, budget: BUDGET });
+  const runs = await evaluate(dataset, dataset.questions, baselineConfigs(), { k: K, budget: BUDGET });
   reports.push({ name, docs: dataset.documents.length, runs, multiSpan: dataset.questions.some((q) => q.spans.length > 1) });
   process.stderr.write(`${name}: ${runs.map((r) => r.result.seconds.toFixed(1)).join(' + ')} s\n`);
 }

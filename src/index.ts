@@ -14,8 +14,15 @@ export type { Detection } from './detect/types.js';
 export { buildDocument, contentHash, headingPaths } from './document/build.js';
 export { renderElement, renderTable } from './document/canonical.js';
 export type * from './document/types.js';
-export { Library, defaultLibraryDir, DEFAULT_MAX_FILE_SIZE, type IngestOptions, type IngestReport, type IngestProgress, type RejectedFile, type SearchOptions } from './library/library.js';
+export {
+  Library, defaultLibraryDir, DEFAULT_MAX_FILE_SIZE, type IngestOptions, type IngestReport, type IngestProgress, type LibraryOpenOptions, type RejectedFile, type SearchOptions,
+} from './library/library.js';
 export { exportBlock, EXPORT_FORMATS, type ExportFormat } from './library/export.js';
-export type { Block, StoredDocument, SearchFilter, SearchHit, StoreStats, LibraryStore } from './store/types.js';
-export { SqliteStore } from './store/sqlite.js';
+export type {
+  Block, BlockWithPath, DocumentWrite, PathRecord, RankedBlock, StoredDocument, SearchFilter, SearchHit, StoreCapabilities, StoreDefinition, StoreOpenOptions, StoreSpec,
+  StoreStats, LibraryStore, TextCandidate,
+} from './store/types.js';
+export { openStore, registerStore, storeKinds } from './store/registry.js';
+export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './store/sqlite/sqlite-store.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';
+export * from './embed/index.js';

@@ -6,6 +6,7 @@ import { detect } from './detect/detect.js';
 import { GroundworkError, isGroundworkError } from './errors.js';
 import { engineLimitError, limitExceeded, resolveParseLimits, withParseLimits, type ParseLimits } from './limits.js';
 import { getParser } from './parsers/registry.js';
+import { resolveReviewOptions } from './parsers/review-options.js';
 import type { ParseOptions } from './parsers/types.js';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
@@ -23,6 +24,7 @@ const LEGACY_FORMATS: Partial<Record<string, string>> = {
  * the file; any other failure inside a parser is reported as CORRUPT with the parser's message.
  */
 export async function parse(input: string | Uint8Array, options: ParseOptions = {}): Promise<Document> {
+  const review = resolveReviewOptions(options);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const limits = resolveParseLimits(options as Record<string, unknown>);
   let bytes: Uint8Array;
@@ -64,6 +66,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
     ));
     checkTables(draft, limits);
     if (detection.encoding && !draft.encoding) draft.encoding = detection.encoding;
+    if (review.comments === 'exclude') draft.elements = draft.elements.filter((el) => el.kind !== 'comment');
     doc = buildDocument(draft, {
       id: contentHash(bytes),
       bytes: bytes.length,

@@ -24,8 +24,8 @@ const t0 = performance.now();
 const report = await library.addFiles(folders);
 const seconds = (performance.now() - t0) / 1000;
 clearInterval(sampler);
-const stats = library.stats();
-library.close();
+const stats = await library.stats();
+await library.close();
 
 const rejectedByCode = {};
 for (const r of report.rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1;

@@ -4,7 +4,7 @@
  * process so each RSS is its own.
  *   node --import tsx bench/children/library-search.ts store|fts|minisearch CACHE_DIR QUERIES_JSON
  *
- * store       SqliteStore.search(q, 10): what a user gets (blocks, snippets, paths)
+ * store       Library.search(q, { k: 10 }): what a user gets (blocks, snippets, paths)
  * fts         the same (pruned) MATCH expression and BM25 weights, top 10 rowids from blocks_fts alone (engine cost)
  * minisearch  MiniSearch 7.2 over the same blocks, fed the same analyzed terms (same analysis, other engine)
  */
@@ -13,8 +13,9 @@ import MiniSearch from 'minisearch';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze, ftsQuery } from '../../src/search/analyze.js';
-import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
-import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL } from '../../src/store/sqlite-fts.js';
+import { Library } from '../../src/library/library.js';
+import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL } from '../../src/store/sqlite/sqlite-fts.js';
+import { termStatsOf } from '../../src/store/sqlite/sqlite-search.js';
 
 interface Query {
   lang: 'en' | 'zh';
@@ -26,28 +27,30 @@ if (!engine || !cacheDir || !queriesFile) throw new Error('usage: library-search
 const queries = JSON.parse(readFileSync(queriesFile, 'utf8')) as Query[];
 const K = 10;
 
-function runQueries(search: (q: string) => number): { lang: string; ms: number; hits: number }[] {
-  for (const q of queries) search(q.text); // warm-up: page cache, statement cache, JIT
-  return queries.map((q) => {
+async function runQueries(search: (q: string) => number | Promise<number>): Promise<{ lang: string; ms: number; hits: number }[]> {
+  for (const q of queries) await search(q.text); // warm-up: page cache, statement cache, JIT
+  const out: { lang: string; ms: number; hits: number }[] = [];
+  for (const q of queries) {
     const t0 = performance.now();
-    const hits = search(q.text);
-    return { lang: q.lang, ms: performance.now() - t0, hits };
-  });
+    const hits = await search(q.text);
+    out.push({ lang: q.lang, ms: performance.now() - t0, hits });
+  }
+  return out;
 }
 
 let buildSeconds: number | null = null;
 let timings: { lang: string; ms: number; hits: number }[];
 
 if (engine === 'store') {
-  const store = new SqliteStore(join(cacheDir, 'library.sqlite'));
-  timings = runQueries((q) => store.search(q, K).length);
-  store.close();
+  const library = await Library.open(cacheDir);
+  timings = await runQueries(async (q) => (await library.search(q, { k: K })).length);
+  await library.close();
 } else if (engine === 'fts') {
   const db = new Database(join(cacheDir, 'library.sqlite'), { readonly: true });
   const top = db.prepare(TOP_ROWIDS_SQL);
   const termStats = termStatsOf(db);
   const lengthStats = lengthStatsReader(db);
-  timings = runQueries((q) => {
+  timings = await runQueries((q) => {
     const match = ftsQuery(q, termStats);
     return match ? top.all({ match, rank: rankFunction(columnWeights(lengthStats())), n: K }).length : 0;
   });
@@ -74,7 +77,7 @@ if (engine === 'store') {
   }
   buildSeconds = (performance.now() - t0) / 1000;
   terms.close();
-  timings = runQueries((q) => index.search(q).slice(0, K).length);
+  timings = await runQueries((q) => index.search(q).slice(0, K).length);
 } else {
   throw new Error(`unknown engine ${engine}`);
 }

@@ -160,8 +160,7 @@ function toChunks(
   tokenizer: Tokenizer,
   context: (start: number, end: number) => ChunkContext,
 ): Chunk[] {
-  // Whitespace-only input gives no chunks (Groundwork's rule for every strategy; llmware would keep it).
-  if (text.trim() === '') return [];
+  // Empty text gives no chunks, whitespace-only text one chunk of it, as in llmware (the library drops blank blocks).
   const t = codePointText(text);
   return chiselSpans(t, options).map((span, index) => {
     const start = t.offset(span.start);

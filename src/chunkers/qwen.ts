@@ -1,4 +1,5 @@
 import { headingPaths } from '../document/build.js';
+import { renderElement } from '../document/canonical.js';
 import type { Document, Element, Format, TableData } from '../document/types.js';
 import { GroundworkError, invalidOption } from '../errors.js';
 import type { Tokenizer } from '../tokens/types.js';
@@ -432,6 +433,8 @@ function qwenTableText(el: Element, format: Format): string {
 function elementText(el: Element): string {
   if (el.kind === 'image') return el.ocrText ?? el.text;
   if (el.kind === 'turn' && el.speaker) return `${el.speaker}: ${el.text}`;
+  // Qwen's parsers read no comments; ours keep who wrote them and what they annotate.
+  if (el.kind === 'comment') return renderElement(el);
   return el.text;
 }
 
@@ -547,7 +550,7 @@ function chunkPages(pages: readonly QwenPage[], options: QwenOptions, tokenizer:
   const paragraphs = pages.flatMap((p) => p.paragraphs);
   // get_plain_doc: every paragraph joined by '\n', no markers.
   const plain = paragraphs.map((p) => p.text).join(PARAGRAPH_JOIN);
-  if (isPythonBlank(plain)) return [];
+  // A blank or empty document fits maxRefToken too: Qwen returns it as one chunk (token 0 when empty).
   const total = paragraphs.reduce((sum, p) => sum + p.tokens, 0);
   if (total <= options.maxRefToken) {
     return [toChunk(0, plain, paragraphs.map((p) => ({ paragraph: p, start: p.start, end: p.end })), total, tokenizer, paths)];
@@ -574,7 +577,7 @@ export const qwenChunker: ChunkerDefinition<QwenOptions> = {
    * maxRefToken does not apply).
    */
   chunkText(text, options, tokenizer) {
-    if (isPythonBlank(text)) return [];
+    // Blank text too: format_docs makes it a page of one paragraph, which split_doc_to_chunk emits ("[page: 0]\n" for '').
     const paragraph: QwenParagraph = { text, isTable: false, tokens: qwenCount(tokenizer, text), start: 0, end: text.length, exact: true };
     return finishChunks(splitDocToChunks([{ pageNum: 0, paragraphs: [paragraph] }], options.parserPageSize, tokenizer), tokenizer, undefined);
   },

@@ -1,5 +1,6 @@
 import { invalidOption } from '../errors.js';
 import { graphemeCeil, graphemeFloor, isGraphemeBoundary } from '../text/graphemes.js';
+import { MathIndex } from '../text/math.js';
 import { isSpace, splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
 import { describeChunks, rejectUnknownOptions, resolveSizes, sliceCounter, textChunk, tokenWindows, type Window } from './token.js';
@@ -11,6 +12,7 @@ import type { ChunkerDefinition } from './types.js';
  * previous chunk that fit in `chunkOverlap`. A sentence longer than `chunkSize` is cut into token
  * windows (or grapheme-safe character windows) that are packed like sentences. Chunks begin and end
  * at a sentence's first/last non-whitespace character, so only whitespace falls between chunks.
+ * Sentences never end inside an equation, and windows cut one only when it alone exceeds the size.
  * Docs: docs/chunkers/sentence-token.md.
  */
 
@@ -60,14 +62,14 @@ export function sentenceWindows(text: string, options: SentenceChunkOptions, tok
   // One encoding of the whole text; every sentence and chunk count re-tokenizes only its edges.
   const countTokens = sliceCounter(text, tokenizer, 0, tokenizer.encodeWithOffsets(text).ends);
   const measure = options.lengthUnit === 'tokens' ? countTokens : (a: number, b: number) => b - a;
-  const units = sentenceUnits(text, options, tokenizer, measure);
+  const units = sentenceUnits(text, options, tokenizer, measure, new MathIndex(text));
   const windows = packUnits(units, options, measure);
   if (options.lengthUnit === 'tokens') return windows;
   for (const w of windows) w.tokens = countTokens(w.start, w.end);
   return windows;
 }
 
-function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: Tokenizer, measure: (a: number, b: number) => number): Unit[] {
+function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: Tokenizer, measure: (a: number, b: number) => number, math: MathIndex): Unit[] {
   const units: Unit[] = [];
   for (const span of splitSentences(text)) {
     let start = span.start;
@@ -82,7 +84,7 @@ function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: T
     else if (options.lengthUnit === 'tokens') {
       for (const w of tokenWindows(text, start, end, options.chunkSize, 0, tokenizer)) units.push({ start: w.start, end: w.end, size: w.tokens });
     } else {
-      pushCharWindows(text, start, end, options.chunkSize, units);
+      pushCharWindows(text, start, end, options.chunkSize, units, math);
     }
   }
   return units;
@@ -92,7 +94,7 @@ function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: T
  * Cuts [start, end) into pieces of at most `size` UTF-16 code units: after the last whitespace that
  * fits (the whitespace itself falls between pieces), else at the last grapheme boundary that fits.
  */
-function pushCharWindows(text: string, start: number, end: number, size: number, units: Unit[]): void {
+function pushCharWindows(text: string, start: number, end: number, size: number, units: Unit[], math: MathIndex): void {
   let a = start;
   while (a < end) {
     if (end - a <= size) {
@@ -110,6 +112,16 @@ function pushCharWindows(text: string, start: number, end: number, size: number,
     }
     // A grapheme cluster wider than `size`: take it whole.
     if (b <= a) b = next = graphemeCeil(text, a + 1);
+    // An equation that would be cut goes whole to the next piece (unless it alone is over the size).
+    const split = math.containing(b);
+    if (split && split.start > a) {
+      let c = split.start;
+      while (c > a && isSpace(text.charCodeAt(c - 1))) c--;
+      if (c > a) {
+        b = c;
+        next = split.start;
+      }
+    }
     units.push({ start: a, end: b, size: b - a });
     a = next;
     while (a < end && isSpace(text.charCodeAt(a))) a++;

@@ -30,7 +30,7 @@ export interface Unit {
   path: string[];
   page?: number;
   pageEnd?: number;
-  /** Keep-together group: a list run or a run of turns by one speaker. */
+  /** Keep-together group: a list run, a run of turns by one speaker, or a comment thread with what it annotates. */
   group?: number;
   table?: TableSlice;
   speaker?: string;
@@ -91,6 +91,8 @@ export function unitsFromDocument(doc: Document): Unit[] {
       }
       if (el.startTime !== undefined) unit.startTime = el.startTime;
       if (el.endTime !== undefined) unit.endTime = el.endTime;
+    } else if (el.kind === 'comment') {
+      unit.group = commentGroup(units, prev, () => ++group);
     } else if (kind === 'table') {
       const layout = tableLayoutFromElement(doc.canonical, el, tableId++);
       unit.table = { layout, from: 0, to: layout.rowSpans.length };
@@ -101,6 +103,20 @@ export function unitsFromDocument(doc: Document): Unit[] {
     prev = el;
   }
   return units;
+}
+
+/**
+ * Keep-together group of a comment: a thread continues the comment before it; a thread's first
+ * comment joins the group of the text it annotates (a list's), or opens one with it, so a comment
+ * and its anchor share a chunk when they fit one. Tables and headings are not pulled in.
+ */
+function commentGroup(units: Unit[], prev: Element | undefined, next: () => number): number {
+  const anchor = units[units.length - 1];
+  if (prev?.kind === 'comment' && anchor?.group !== undefined) return anchor.group;
+  if (anchor && anchor.kind === 'text' && anchor.group !== undefined) return anchor.group;
+  const group = next();
+  if (anchor && (anchor.kind === 'text' || anchor.kind === 'code' || anchor.kind === 'image')) anchor.group = group;
+  return group;
 }
 
 const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;

@@ -1,5 +1,6 @@
 import type { Document } from '../document/types.js';
 import { invalidOption } from '../errors.js';
+import { MathIndex } from '../text/math.js';
 import { splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
 import { headerText, tableDataFor } from './structure-tables.js';
@@ -10,7 +11,8 @@ import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
  * `structure`, the default strategy: packs whole semantic units (a heading and its paragraphs, a
  * list, a table, a code block, a dialog turn) into chunks of at most `chunkSize` tokens, splitting
  * only the units that cannot fit (by sentences, then tokens; code by lines; tables by rows with the
- * header repeated). Algorithm and guarantees: docs/chunkers/structure.md.
+ * header repeated). An equation (`$...$`, `$$...$$`) is never cut unless it alone exceeds the
+ * limit. Algorithm and guarantees: docs/chunkers/structure.md.
  */
 
 export interface StructureOptions {
@@ -282,11 +284,12 @@ class Packer {
   /** Splits at line breaks and at clause punctuation (followed by whitespace, or CJK); then by tokens. */
   private splitLoose(unit: Unit, out: Sized[]): void {
     const spans: { start: number; end: number }[] = [];
+    const math = this.mathIn(unit.start, unit.end);
     let from = unit.start;
     for (let p = unit.start; p < unit.end; p++) {
       const code = this.base.charCodeAt(p);
       const next = p + 1 < unit.end ? this.base.charCodeAt(p + 1) : 32;
-      if (code === 10 || (CLAUSE_ENDS.has(code) && isSpace(next)) || WIDE_CLAUSE_ENDS.has(code)) {
+      if ((code === 10 || (CLAUSE_ENDS.has(code) && isSpace(next)) || WIDE_CLAUSE_ENDS.has(code)) && !math.containing(p + 1)) {
         spans.push({ start: from, end: p + 1 });
         from = p + 1;
       }
@@ -391,13 +394,34 @@ class Packer {
         prefix = this.prefixFor(piece);
       }
       const prefixTokens = this.countCached(prefix);
-      const { end, tokens } = this.fitCut(prefix, s, unit.end, limit);
+      const { end, tokens } = this.keepMath(prefix, s, this.fitCut(prefix, s, unit.end, limit), limit, this.mathIn(unit.start, unit.end));
       const [, trimmedEnd] = this.trim(s, end);
       pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
       [s] = this.trim(end, unit.end);
     }
     return pieces;
   }
+
+  /** A cut inside an equation moves back to the equation's start, unless the equation begins the piece (it alone is over the limit). */
+  private keepMath(prefix: string, s: number, cut: { end: number; tokens: number }, limit: number, math: MathIndex): { end: number; tokens: number } {
+    const span = math.containing(cut.end);
+    if (!span || span.start <= s) return cut;
+    const [, end] = this.trim(s, span.start);
+    if (end <= s) return cut;
+    const tokens = this.count(prefix + this.base.slice(s, end));
+    return tokens <= limit ? { end: span.start, tokens } : cut;
+  }
+
+  /** The equations in base[start, end), computed once per unit being split. */
+  private mathIn(start: number, end: number): MathIndex {
+    const cached = this.mathCache;
+    if (cached && cached.start === start && cached.end === end) return cached.index;
+    const index = new MathIndex(this.base, start, end);
+    this.mathCache = { start, end, index };
+    return index;
+  }
+
+  private mathCache: { start: number; end: number; index: MathIndex } | undefined;
 
   /** The largest cut `end` it finds with tokens(prefix + base[s, end)) <= limit (at least one grapheme). */
   private fitCut(prefix: string, s: number, end: number, limit: number): { end: number; tokens: number } {

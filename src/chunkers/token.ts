@@ -2,6 +2,7 @@ import { headingPaths } from '../document/build.js';
 import type { Document, Element } from '../document/types.js';
 import { invalidOption } from '../errors.js';
 import { graphemeCeil, graphemeFloor } from '../text/graphemes.js';
+import { MathIndex } from '../text/math.js';
 import { isSpace } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
 import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
@@ -12,7 +13,9 @@ import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
  * string, moved back to a grapheme boundary, and each window's text is counted exactly. Where the
  * re-tokenized slice has more tokens than the window (BPE merges differently at the cut edges),
  * the window shrinks until it fits. Linear in the input: the text is tokenized once, and each
- * window's count re-tokenizes only its edges (countBySyncPoints). Docs: docs/chunkers/sentence-token.md.
+ * window's count re-tokenizes only its edges (countBySyncPoints). A window does not end (or, after
+ * an overlap, begin) inside an equation (`$...$`, `$$...$$`) unless the equation alone is longer
+ * than a window. Docs: docs/chunkers/sentence-token.md.
  */
 
 export interface TokenChunkOptions {
@@ -72,6 +75,7 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
   // Offset where token i starts (= where token i-1 ends), as an absolute, grapheme-safe cut.
   const cutBefore = (i: number): number => (i <= 0 ? from : i >= n ? to : graphemeFloor(text, from + ends[i - 1]!));
   const count = sliceCounter(text, tokenizer, from, ends);
+  const math = new MathIndex(text, from, to);
   const windows: Window[] = [];
   let s = 0;
   let start = from;
@@ -83,6 +87,21 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
     let end = cutBefore(e);
     // A grapheme cluster wider than the window: take it whole (the only way to make progress).
     while (end <= prevEnd || end <= start) end = cutBefore(++e);
+    const split = math.containing(end);
+    if (split) {
+      // End before the equation instead of inside it; where that leaves nothing new, drop the overlap
+      // so the equation opens the window (it is cut only when it alone is longer than a window).
+      const before = tokensEndingBy(ends, split.start - from);
+      const cut = cutBefore(before);
+      if (cut > prevEnd && cut > start) {
+        e = before;
+        end = cut;
+      } else if (start < prevEnd) {
+        s = prevE;
+        start = prevEnd;
+        continue;
+      }
+    }
     let tokens = count(start, end);
     while (tokens > size) {
       // Shrink by the excess at once (counts differ from the window only at its edges), but not
@@ -108,7 +127,7 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
     // The shared text, counted on its own, must also fit `overlap` (BPE may merge differently at
     // its new left edge), so the duplicated text never exceeds what was declared.
     let next = Math.max(s + 1, e - overlap);
-    while (next < e && (cutBefore(next) <= start || count(cutBefore(next), end) > overlap)) next++;
+    while (next < e && (cutBefore(next) <= start || count(cutBefore(next), end) > overlap || math.containing(cutBefore(next)))) next++;
     start = cutBefore(next);
     // Count the window from the first token inside it (a grapheme floor may have moved the cut back).
     s = tokensEndingBy(ends, start - from);

@@ -4,6 +4,7 @@ import { GroundworkError } from '../errors.js';
 import { defaultLibraryDir, Library } from '../library/library.js';
 import { parse } from '../parse.js';
 import { supportedFormats } from '../parsers/registry.js';
+import { reviewFlagChoices, reviewFlagsHelp, reviewOptionsSchema, type ReviewOptions } from '../parsers/review-options.js';
 import type { ParseOptions } from '../parsers/types.js';
 import type { Document, Format } from '../document/types.js';
 import { commaList, integerValue, stringValue, flag, UsageError, type OptionSpecs, type ParsedArgs } from './args.js';
@@ -19,6 +20,8 @@ export const CONTENT_FLAG_SPECS = {
   password: { type: 'string' },
   ocr: { type: 'string' },
   'ocr-lang': { type: 'string' },
+  comments: { type: 'string' },
+  revisions: { type: 'string' },
   ...PARSE_LIMIT_FLAG_SPECS,
 } as const satisfies OptionSpecs;
 
@@ -33,6 +36,7 @@ export const CONTENT_FLAGS_HELP = `  --json-keys a,b       JSON/JSONL: keys whos
   --password P          password for encrypted PDFs
   --ocr auto|on|off     OCR scanned pages and images: auto = pages without usable text (default)
   --ocr-lang L          Tesseract languages, e.g. eng, chi_sim, eng+chi_sim (default: eng+chi_sim)
+${reviewFlagsHelp()}
 ${PARSE_LIMIT_FLAGS_HELP}`;
 
 export const HELP_FLAG_SPEC = { help: { type: 'boolean', short: 'h' } } as const satisfies OptionSpecs;
@@ -77,6 +81,13 @@ export function parseOptionsFrom(args: ParsedArgs): ParseOptions {
   if (ocrLang !== undefined) {
     if (!/^[A-Za-z_]+(\+[A-Za-z_]+)*$/.test(ocrLang)) throw new UsageError(`--ocr-lang takes Tesseract language codes joined by '+', e.g. eng+chi_sim; got '${ocrLang}'`);
     options.ocrLang = ocrLang;
+  }
+  for (const name of Object.keys(reviewOptionsSchema.shape) as (keyof ReviewOptions)[]) {
+    const value = stringValue(args, name);
+    if (value === undefined) continue;
+    const parsed = reviewOptionsSchema.shape[name].safeParse(value);
+    if (!parsed.success) throw new UsageError(`--${name} must be ${reviewFlagChoices(name).join(' or ')}, got '${value}'`);
+    (options as Record<string, unknown>)[name] = parsed.data;
   }
   const maxBytes = integerValue(args, 'max-bytes', 1);
   if (maxBytes !== undefined) options.maxBytes = maxBytes;

@@ -95,18 +95,18 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
   const libraryDir = kept ?? (await mkdtemp(join(tmpdir(), 'groundwork-demo-')));
   const library = await openLibrary(libraryDir, io);
   try {
-    const options = ingestOptionsFrom(args, library.settings.strategy);
+    const options = ingestOptionsFrom(args, (await library.settings()).strategy);
     // Only the folder's own files, as the tour above listed them (not its subfolders).
     const report = await library.addFiles(dir, { ...options, parseOptions, include: ['*'] });
     io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, library.dir, options.strategy)}`);
     const queries = stringValues(args, 'query');
     for (const query of queries.length > 0 ? queries : DEMO_QUERIES) {
-      const hits = library.search(query, { k: DEMO_HITS });
+      const hits = await library.search(query, { k: DEMO_HITS });
       io.out(`\nSearch ${JSON.stringify(query)}: ${hits.length === 0 ? 'no results' : `top ${count(hits.length, 'hit')}`}\n`);
       io.out(hits.map((hit, i) => formatHit(hit, i + 1, false)).join('\n'));
     }
   } finally {
-    library.close();
+    await library.close();
     if (kept === undefined) await rm(libraryDir, { recursive: true, force: true });
   }
 }

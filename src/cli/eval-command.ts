@@ -75,7 +75,7 @@ export async function evalCommand(argv: readonly string[], io: CliIO): Promise<n
     try {
       for (const dataset of datasets) {
         const questions = sampleQuestions(dataset.questions, limit, seed);
-        const runs = evaluate(dataset, questions, configs, { k, budget, onProgress: (p) => progress?.(dataset.name, p) });
+        const runs = await evaluate(dataset, questions, configs, { k, budget, onProgress: (p) => progress?.(dataset.name, p) });
         reports.push({ dataset, runs, misses: flag(args, 'misses') ? findMisses(questions, runs) : [] });
       }
     } finally {

@@ -83,7 +83,7 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
 
     library = await openLibrary(dir, io);
     // Without --strategy, the library's own default strategy applies (a setting of the library).
-    const stored = library.settings.strategy;
+    const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
 
     const terminal = terminalOf(io);
@@ -102,7 +102,7 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
   } catch (error) {
     return reportError(io, error, 'ingest');
   } finally {
-    library?.close();
+    await library?.close();
   }
 }
 

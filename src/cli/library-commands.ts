@@ -72,8 +72,8 @@ ${LIBRARY_FLAG_HELP}
 `;
 
 /** A document by id, unique id prefix or path (a relative path is taken from the working folder). */
-export function findDocument(library: Library, ref: string): StoredDocument {
-  const doc = library.document(ref) ?? (existsSync(ref) ? library.document(resolve(ref)) : undefined);
+export async function findDocument(library: Library, ref: string): Promise<StoredDocument> {
+  const doc = (await library.document(ref)) ?? (existsSync(ref) ? await library.document(resolve(ref)) : undefined);
   if (!doc) {
     throw new GroundworkError('IO', `no document with this id, id prefix or path in ${displayPath(library.dir)} (see 'groundwork ls')`, { file: ref });
   }
@@ -121,13 +121,13 @@ async function withLibrary(
   } catch (error) {
     return reportError(io, error, name);
   } finally {
-    library?.close();
+    await library?.close();
   }
 }
 
 export function lsCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  return withLibrary('ls', LS_HELP, JSON_SPECS, argv, io, (library, args) => {
-    const docs = library.documents();
+  return withLibrary('ls', LS_HELP, JSON_SPECS, argv, io, async (library, args) => {
+    const docs = await library.documents();
     if (flag(args, 'json')) {
       io.out(`${JSON.stringify(docs.map(documentJson), null, 2)}\n`);
       return;
@@ -153,9 +153,9 @@ export function lsCommand(argv: readonly string[], io: CliIO): Promise<number> {
 const SHOW_SPECS = { ...JSON_SPECS, blocks: { type: 'boolean' } } as const;
 
 export function showCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  return withLibrary('show', SHOW_HELP, SHOW_SPECS, argv, io, (library, args) => {
-    const doc = findDocument(library, singleDoc(args));
-    const blocks = flag(args, 'blocks') ? library.blocks(doc.id) : undefined;
+  return withLibrary('show', SHOW_HELP, SHOW_SPECS, argv, io, async (library, args) => {
+    const doc = await findDocument(library, singleDoc(args));
+    const blocks = flag(args, 'blocks') ? await library.blocks(doc.id) : undefined;
     if (flag(args, 'json')) {
       io.out(`${JSON.stringify({ ...documentJson(doc), ...(blocks && { blocks }) }, null, 2)}\n`);
       return;
@@ -199,17 +199,17 @@ function formatBlock(b: Block): string {
 }
 
 export function rmCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  return withLibrary('rm', RM_HELP, JSON_SPECS, argv, io, (library, args) => {
-    const doc = findDocument(library, singleDoc(args));
-    library.remove(doc.id);
+  return withLibrary('rm', RM_HELP, JSON_SPECS, argv, io, async (library, args) => {
+    const doc = await findDocument(library, singleDoc(args));
+    await library.remove(doc.id);
     if (flag(args, 'json')) io.out(`${JSON.stringify(documentJson(doc), null, 2)}\n`);
     else io.out(`Removed ${doc.id.slice(0, 12)} (${doc.paths.map(displayPath).join(', ') || doc.title || doc.format}): ${count(doc.blocks, 'block')}.\n`);
   }, singleDoc);
 }
 
 export function statsCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  return withLibrary('stats', STATS_HELP, JSON_SPECS, argv, io, (library, args) => {
-    const stats = library.stats();
+  return withLibrary('stats', STATS_HELP, JSON_SPECS, argv, io, async (library, args) => {
+    const stats = await library.stats();
     if (flag(args, 'json')) {
       io.out(`${JSON.stringify(stats, null, 2)}\n`);
       return;
@@ -239,7 +239,7 @@ export function exportCommand(argv: readonly string[], io: CliIO): Promise<numbe
     const output = stringValue(args, 'output');
     if (output === undefined) {
       let piece = '';
-      for (const block of library.allBlocks()) {
+      for await (const block of library.allBlocks()) {
         piece += `${JSON.stringify(exportBlock(block, format))}\n`;
         if (piece.length >= EXPORT_PIECE) {
           io.out(piece);
@@ -274,7 +274,7 @@ async function exportToFile(library: Library, format: ExportFormat, path: string
   try {
     await once(stream, 'open');
     let piece = '';
-    for (const block of library.allBlocks()) {
+    for await (const block of library.allBlocks()) {
       piece += `${JSON.stringify(exportBlock(block, format))}\n`;
       written++;
       if (piece.length >= EXPORT_PIECE) {

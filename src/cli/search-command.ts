@@ -56,10 +56,11 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
     const k = integerValue(args, 'limit', 1) ?? 10;
     const filter = filterFrom(args);
     library = await openExistingLibrary(args, io);
-    const docIds = stringValues(args, 'doc').map((ref) => findDocument(library!, ref).id);
+    const docIds: string[] = [];
+    for (const ref of stringValues(args, 'doc')) docIds.push((await findDocument(library, ref)).id);
     if (docIds.length > 0) filter.docId = docIds;
 
-    const hits = library.search(query, { k, filter });
+    const hits = await library.search(query, { k, filter });
     if (flag(args, 'json')) {
       io.out(`${JSON.stringify(hits.map(hitJson), null, 2)}\n`);
     } else if (hits.length === 0) {
@@ -74,7 +75,7 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
   } catch (error) {
     return reportError(io, error, 'search');
   } finally {
-    library?.close();
+    await library?.close();
   }
 }
 

@@ -60,7 +60,7 @@ export async function tuneCommand(argv: readonly string[], io: CliIO): Promise<n
       const dataset = loadDataset(dir);
       sources = dataset.documents.map((d) => unitSourceFromText(d.text));
       const questions = sampleQuestions(dataset.questions, limit, stringValue(args, 'seed') ?? DEFAULT_SEED);
-      if (questions.length > 0) points = runGrid(dataset, questions, { k, budget, grid });
+      if (questions.length > 0) points = await runGrid(dataset, questions, { k, budget, grid });
     } else {
       ({ sources, skipped } = await parseFolder(dir));
     }

@@ -44,7 +44,9 @@ export type ElementKind =
   | 'footnote'
   | 'caption'
   | 'page-furniture'
-  | 'turn';
+  | 'turn'
+  | 'comment'
+  | 'formula';
 
 /** A box in page coordinates: x0,y0 top-left, x1,y1 bottom-right, in the format's own units (PDF points). */
 export interface BBox {
@@ -68,10 +70,32 @@ export interface TableData {
   caption?: string;
 }
 
+/**
+ * A review comment (DOCX comment, XLSX note or threaded comment, PPTX comment, ODF annotation).
+ * The element's `text` is the comment's body; it follows the element it is anchored to.
+ */
+export interface CommentInfo {
+  author?: string;
+  /** When it was written, ISO 8601 as the file stores it (often local time without a zone). */
+  time?: string;
+  /** The commented text (DOCX, ODT ranges), when the comment marks a stretch of text. */
+  anchor?: string;
+  /** The commented cell (`B3`) in a spreadsheet; the sheet is the element's `sheet`. */
+  cell?: string;
+  /** True on a reply: replies follow their thread's first comment, in thread order. */
+  reply?: boolean;
+  /** The thread was marked resolved (done). */
+  resolved?: boolean;
+}
+
 /** What a parser emits: an element without canonical offsets (the builder assigns them). */
 export interface ElementDraft {
   kind: ElementKind;
-  /** Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines. */
+  /**
+   * Plain text of the element, without Markdown markers. For tables, the rows joined by tabs/newlines.
+   * For a `formula` (a display equation) its LaTeX, without the `$$` delimiters. Inline equations stay
+   * in their paragraph's text as `$...$` (LaTeX), whatever the element kind.
+   */
   text: string;
   /** Heading level 1-6. */
   level?: number;
@@ -86,6 +110,8 @@ export interface ElementDraft {
   /** Image alt text and OCR text. */
   alt?: string;
   ocrText?: string;
+  /** Review comment (kind `comment`): author, time and what it is anchored to. */
+  comment?: CommentInfo;
   /** Dialog turn. */
   speaker?: string;
   startTime?: number;

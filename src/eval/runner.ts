@@ -6,10 +6,10 @@ import { chunkText } from '../chunk.js';
 import { getChunker, DEFAULT_STRATEGY } from '../chunkers/registry.js';
 import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
-import { chunksToBlocks, configHash } from '../library/blocks.js';
+import { chunksToBlocks, configHash, storableChunks } from '../library/blocks.js';
 import { analyze } from '../search/analyze.js';
-import { RankReader } from '../store/sqlite-bulk.js';
-import { SqliteStore } from '../store/sqlite.js';
+import { openStore } from '../store/registry.js';
+import type { LibraryStore } from '../store/types.js';
 import { getTokenizer } from '../tokens/index.js';
 import type { TokenizerName } from '../tokens/types.js';
 import type { EvalConfig } from './configs.js';
@@ -31,8 +31,8 @@ import {
 /**
  * Runs a dataset's questions against a throw-away library per configuration: every document is
  * chunked with `chunkText` on its raw file text (so chunk spans are offsets into the file, like the
- * question spans), written through the library's own store path (same analysis, same FTS5 table),
- * and every question is searched over all documents with the library's BM25 ranking.
+ * question spans), written through the library's store interface (same analysis, same index), and
+ * every question is ranked over all documents with the store's BM25 (`rankText`: the ranking only).
  */
 
 export interface EvalOptions {
@@ -97,7 +97,7 @@ interface IndexedChunk extends RankedChunk {
 const MRR_CUTOFF = 10;
 const CL100K: TokenizerName = 'cl100k_base';
 
-export function evaluate(dataset: EvalDataset, questions: readonly EvalQuestion[], configs: readonly EvalConfig[], options: EvalOptions): ConfigRun[] {
+export async function evaluate(dataset: EvalDataset, questions: readonly EvalQuestion[], configs: readonly EvalConfig[], options: EvalOptions): Promise<ConfigRun[]> {
   const total = configs.length * (dataset.documents.length + questions.length);
   let done = 0;
   const runs: ConfigRun[] = [];
@@ -106,12 +106,18 @@ export function evaluate(dataset: EvalDataset, questions: readonly EvalQuestion[
       done += n;
       options.onProgress?.({ label: config.label, done, total });
     };
-    runs.push(evaluateConfig(dataset, questions, config, options, tick));
+    runs.push(await evaluateConfig(dataset, questions, config, options, tick));
   }
   return runs;
 }
 
-function evaluateConfig(dataset: EvalDataset, questions: readonly EvalQuestion[], config: EvalConfig, options: EvalOptions, tick: (n: number) => void): ConfigRun {
+async function evaluateConfig(
+  dataset: EvalDataset,
+  questions: readonly EvalQuestion[],
+  config: EvalConfig,
+  options: EvalOptions,
+  tick: (n: number) => void,
+): Promise<ConfigRun> {
   const started = performance.now();
   const counter = getTokenizer(CL100K);
   const strategy = config.options.strategy ?? DEFAULT_STRATEGY;
@@ -120,33 +126,28 @@ function evaluateConfig(dataset: EvalDataset, questions: readonly EvalQuestion[]
 
   const dir = mkdtempSync(join(tmpdir(), 'groundwork-eval-'));
   try {
-    const store = new SqliteStore(join(dir, 'library.sqlite'));
+    const store = await openStore({ kind: 'sqlite', file: join(dir, 'library.sqlite') });
     // Chunks by document id, in ordinal order: a search hit names (docId, ordinal).
     const byDocId = new Map<string, IndexedChunk[]>();
     const byName = new Map<string, IndexedChunk[]>();
     const all: IndexedChunk[] = [];
+    const scores = { hit: 0, partial: 0, hitAll: 0, mrr: 0, recall: 0, precision: 0, omega: 0, iou: 0, budgetHit: 0, budgetPartial: 0 };
+    const outcomes: QuestionOutcome[] = [];
     try {
       for (const doc of dataset.documents) {
-        const chunks = chunkText(doc.text, config.options);
+        const chunks = storableChunks(doc.text, chunkText(doc.text, config.options));
         const synthetic = syntheticDocument(doc.name, doc.text);
-        store.writeDocument({ document: synthetic, blocks: chunksToBlocks(synthetic, chunks, hash), path: null, strategy, configHash: hash, original: null, parseCacheKey: null });
+        await store.writeDocument({ document: synthetic, blocks: chunksToBlocks(synthetic, chunks, hash), path: null, strategy, configHash: hash, original: null, parseCacheKey: null });
         const indexed = chunks.map((c) => indexedChunk(doc.name, c, countsAreCl100k ? c.tokens : counter.count(c.text)));
         byDocId.set(synthetic.id, indexed);
         byName.set(doc.name, indexed);
         all.push(...indexed);
         tick(1);
       }
-    } finally {
-      store.close();
-    }
 
-    const reader = new RankReader(join(dir, 'library.sqlite'));
-    const scores = { hit: 0, partial: 0, hitAll: 0, mrr: 0, recall: 0, precision: 0, omega: 0, iou: 0, budgetHit: 0, budgetPartial: 0 };
-    const outcomes: QuestionOutcome[] = [];
-    try {
       for (const q of questions) {
         const evidence: Evidence = { doc: q.doc, spans: q.spans };
-        const ranked = retrieve(reader, byDocId, q.question, options);
+        const ranked = await retrieve(store, byDocId, q.question, options);
         const topK = ranked.slice(0, options.k);
         const partialAtK = anyPartialHit(topK, evidence);
         if (anyFullHit(topK, evidence)) scores.hit++;
@@ -166,7 +167,7 @@ function evaluateConfig(dataset: EvalDataset, questions: readonly EvalQuestion[]
         tick(1);
       }
     } finally {
-      reader.close();
+      await store.close();
     }
 
     const n = Math.max(1, questions.length);
@@ -204,10 +205,11 @@ function evaluateConfig(dataset: EvalDataset, questions: readonly EvalQuestion[]
  * The ranked chunks for a question: at least max(k, 10) of them, and more while the ones fetched
  * fit the token budget (small chunks fill a prompt with many), so hitAtBudget sees what a prompt would.
  */
-function retrieve(reader: RankReader, byDocId: ReadonlyMap<string, IndexedChunk[]>, query: string, options: EvalOptions): IndexedChunk[] {
+async function retrieve(store: LibraryStore, byDocId: ReadonlyMap<string, IndexedChunk[]>, query: string, options: EvalOptions): Promise<IndexedChunk[]> {
   let want = Math.max(options.k, MRR_CUTOFF);
   for (;;) {
-    const hits = reader.rank(query, want);
+    // The ranking only: cutting snippets or loading block text for every hit would cost more than the search.
+    const hits = await store.rankText(query, want);
     const ranked = hits.map((h) => byDocId.get(h.docId)![h.ordinal]!);
     if (hits.length < want) return ranked;
     let used = 0;

@@ -88,14 +88,14 @@ export function gridConfigs(grid: readonly number[] = TUNE_GRID): EvalConfig[] {
   return grid.map((size) => ({ config: `structure:chunkSize=${size}`, label: `structure ${size}`, options: { strategy: 'structure', chunkSize: size } }));
 }
 
-export function runGrid(
+export async function runGrid(
   dataset: EvalDataset,
   questions: readonly EvalQuestion[],
   options: { k: number; budget: number; grid?: readonly number[]; onProgress?: (p: EvalProgress) => void },
-): GridPoint[] {
+): Promise<GridPoint[]> {
   const grid = options.grid ?? TUNE_GRID;
   const evalOptions = { k: options.k, budget: options.budget, ...(options.onProgress && { onProgress: options.onProgress }) };
-  const runs = evaluate(dataset, questions, gridConfigs(grid), evalOptions);
+  const runs = await evaluate(dataset, questions, gridConfigs(grid), evalOptions);
   return runs.map((run, i) => ({ chunkSize: grid[i]!, result: run.result }));
 }
 

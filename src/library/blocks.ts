@@ -13,6 +13,18 @@ export function configHash(config: { strategy: string; options: Record<string, u
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
+const NON_SPACE = /\S/;
+
+/**
+ * The chunks worth storing: a strategy may return chunks of nothing but whitespace (the `chisel` and
+ * `qwen` compatibility strategies do, as their originals do for blank input); the library keeps no
+ * such block. A chunk is blank when its text, or the source span it covers, holds only whitespace
+ * (Qwen's chunk of an empty text is just its `[page: 0]` marker).
+ */
+export function storableChunks(source: string, chunks: readonly Chunk[]): Chunk[] {
+  return chunks.filter((c) => NON_SPACE.test(c.text) && NON_SPACE.test(source.slice(c.start, c.end)));
+}
+
 /** Turns chunks into blocks: ids from document + config + ordinal, boxes from the elements covered. */
 export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: string): Block[] {
   return chunks.map((c, ordinal) => ({

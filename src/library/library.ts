@@ -9,10 +9,12 @@ import type { Document } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
-import { SqliteStore } from '../store/sqlite.js';
-import type { Block, LibraryStore, SearchFilter, SearchHit, StoreStats, StoredDocument } from '../store/types.js';
+import { Highlighter } from '../search/snippet.js';
+import { isLibraryStore, openStore } from '../store/registry.js';
+import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { TaskPool } from './pool.js';
+import { Serial } from './serial.js';
 import { documentTree } from './worker.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
@@ -73,6 +75,17 @@ export interface SearchOptions {
   filter?: SearchFilter;
 }
 
+export interface LibraryOpenOptions {
+  /**
+   * Where the documents and blocks are kept: a store spec (`{ kind: 'sqlite', file }`, see
+   * `openStore`) or an open store, which the Library then owns (its `close()` closes it). Default:
+   * SQLite in `DIR/library.sqlite`.
+   */
+  store?: StoreSpec | LibraryStore;
+  /** Hears the blocks done of the total while an upgrade re-indexes every block. */
+  onIndexRebuild?: (done: number, total: number) => void;
+}
+
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
@@ -86,40 +99,53 @@ export function defaultLibraryDir(): string {
  * transaction, so an interrupted ingest leaves each document fully stored or absent.
  */
 export class Library {
+  /** Present when the store takes one writer at a time: every write of this Library waits its turn. */
+  private readonly writes: Serial | undefined;
+
   private constructor(
     readonly dir: string,
     private readonly store: LibraryStore,
-  ) {}
+  ) {
+    this.writes = store.capabilities.concurrentWriters ? undefined : new Serial();
+  }
 
   /**
-   * Opens (or creates) the library in `dir`. A library written by an older Groundwork is upgraded
-   * on open; where that re-indexes every block, `onIndexRebuild` hears the blocks done of the total.
+   * Opens (or creates) the library in `dir`, its originals under `dir/files`, its documents and
+   * blocks in `options.store` (default: SQLite in `dir/library.sqlite`). A library written by an
+   * older Groundwork is upgraded on open; where that re-indexes every block, `onIndexRebuild`
+   * hears the blocks done of the total.
    */
-  static async open(dir: string = defaultLibraryDir(), options: { onIndexRebuild?: (done: number, total: number) => void } = {}): Promise<Library> {
+  static async open(dir: string = defaultLibraryDir(), options: LibraryOpenOptions = {}): Promise<Library> {
     const abs = resolve(dir);
     await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
       throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
     });
-    return new Library(abs, new SqliteStore(join(abs, 'library.sqlite'), options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {}));
+    const given = options.store ?? { kind: 'sqlite', file: join(abs, 'library.sqlite') };
+    const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
+    return new Library(abs, store);
   }
 
-  get settings(): { strategy: string; tokenizer: string } {
-    return {
-      strategy: this.store.getSetting('strategy') ?? DEFAULT_STRATEGY,
-      tokenizer: this.store.getSetting('tokenizer') ?? 'cl100k_base',
-    };
+  /** A write to the store, taking its turn where the store takes one writer at a time. */
+  private write<T>(task: () => Promise<T>): Promise<T> {
+    return this.writes ? this.writes.run(task) : task();
   }
 
-  setSetting(key: 'strategy' | 'tokenizer', value: string): void {
+  async settings(): Promise<{ strategy: string; tokenizer: string }> {
+    const [strategy, tokenizer] = await Promise.all([this.store.getSetting('strategy'), this.store.getSetting('tokenizer')]);
+    return { strategy: strategy ?? DEFAULT_STRATEGY, tokenizer: tokenizer ?? 'cl100k_base' };
+  }
+
+  async setSetting(key: 'strategy' | 'tokenizer', value: string): Promise<void> {
     if (key === 'strategy') getChunker(value);
-    this.store.setSetting(key, value);
+    await this.write(() => this.store.setSetting(key, value));
   }
 
   async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
     const started = performance.now();
     const roots = Array.isArray(paths) ? paths : [paths];
-    const strategy = options.strategy ?? this.settings.strategy;
-    const tokenizer = options.tokenizer ?? this.settings.tokenizer;
+    const settings = await this.settings();
+    const strategy = options.strategy ?? settings.strategy;
+    const tokenizer = options.tokenizer ?? settings.tokenizer;
     const chunker = getChunker(strategy);
     const resolved = chunker.resolveOptions({ ...(options.chunkOptions ?? {}) }) as Record<string, unknown>;
     const hash = configHash({ strategy, options: resolved, tokenizer });
@@ -194,8 +220,8 @@ export class Library {
       report.rejected.push({ path: file.path, code: 'TOO_LARGE', reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize)` });
       return;
     }
-    const known = this.store.pathRecord(file.path);
-    const knownDoc = known ? this.store.documentInfo(known.docId) : undefined;
+    const known = await this.store.pathRecord(file.path);
+    const knownDoc = known ? await this.store.documentInfo(known.docId) : undefined;
     // Unchanged file (same size and mtime) already chunked this way: nothing to read or parse.
     if (known && knownDoc && known.size === file.size && known.mtimeMs === file.mtimeMs && knownDoc.configHash === ctx.hash) {
       report.docsSkipped++;
@@ -227,7 +253,7 @@ export class Library {
     },
     report: IngestReport,
   ): Promise<void> {
-    const stored = this.store.documentInfo(docId);
+    const stored = await this.store.documentInfo(docId);
     // A dry run writes nothing, so it remembers this run's contents itself to count duplicates.
     if (ctx.dryRun) {
       if (ctx.seen.has(docId)) {
@@ -239,13 +265,13 @@ export class Library {
     const pathRecord = { path: file.path, docId, size: file.size, mtimeMs: file.mtimeMs };
     if (stored && stored.configHash === ctx.hash) {
       // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
-      if (!ctx.dryRun) this.store.recordPath(pathRecord);
+      if (!ctx.dryRun) await this.write(() => this.store.recordPath(pathRecord));
       if (known && known.docId !== docId) report.docsUpdated++;
       else report.docsSkipped++;
       return;
     }
     const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
-    const cached = this.cachedDocument(cacheKey);
+    const cached = await this.cachedDocument(cacheKey);
     const result = await ctx.pool.run({
       id: ctx.id,
       path: file.path,
@@ -264,14 +290,15 @@ export class Library {
     for (let i = 0; i < tree.length; i++) {
       const doc = tree[i]!;
       const isRoot = i === 0;
-      if (!isRoot && this.store.documentInfo(doc.id)?.configHash === ctx.hash) {
-        if (!ctx.dryRun) this.store.recordPath({ path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs });
+      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash) {
+        const record = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
+        if (!ctx.dryRun) await this.write(() => this.store.recordPath(record));
         continue;
       }
       const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
       if (!ctx.dryRun) {
         const original = isRoot && ctx.copy ? await this.keepOriginal(file.path, docId) : null;
-        this.store.writeDocument({
+        await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
           blocks,
@@ -281,7 +308,7 @@ export class Library {
           configHash: ctx.hash,
           original,
           parseCacheKey: isRoot ? cacheKey : null,
-        });
+        }));
       }
       if (isRoot && isUpdate) report.docsUpdated++;
       else report.docsAdded++;
@@ -295,8 +322,8 @@ export class Library {
   }
 
   /** A cached parse is valid only while the parser that made it is at the same version. */
-  private cachedDocument(key: string): Document | undefined {
-    const doc = this.store.cachedParse(key);
+  private async cachedDocument(key: string): Promise<Document | undefined> {
+    const doc = await this.store.cachedParse(key);
     if (!doc) return undefined;
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
   }
@@ -315,43 +342,51 @@ export class Library {
     return rel;
   }
 
-  search(query: string, options: SearchOptions = {}): SearchHit[] {
-    return this.store.search(query, options.k ?? 10, options.filter);
+  /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const candidates = await this.store.searchText(query, options.k ?? 10, options.filter);
+    if (candidates.length === 0) return [];
+    const highlighter = new Highlighter(query);
+    return candidates.map(({ block, path, score }) => ({ score, docId: block.docId, path, block, snippet: highlighter.snippet(block.text) }));
   }
 
-  documents(): StoredDocument[] {
+  documents(): Promise<StoredDocument[]> {
     return this.store.listDocuments();
   }
 
   /** A document by id, id prefix, or one of its paths. */
-  document(idOrPath: string): StoredDocument | undefined {
-    return this.store.getDocument(idOrPath) ?? this.store.getDocument(resolve(idOrPath));
+  async document(idOrPath: string): Promise<StoredDocument | undefined> {
+    return (await this.store.getDocument(idOrPath)) ?? (await this.store.getDocument(resolve(idOrPath)));
   }
 
-  blocks(docId: string): Block[] {
+  blocks(docId: string): Promise<Block[]> {
     return this.store.blocksOf(docId);
   }
 
-  allBlocks(): IterableIterator<Block & { path: string | null }> {
+  /** Every block with its document's first path, document by document in block order, in pages. */
+  allBlocks(): AsyncIterable<BlockWithPath> {
     return this.store.iterateBlocks();
   }
 
   /** Removes a document, its blocks, its search rows and its kept original. */
-  remove(idOrPath: string): StoredDocument | undefined {
-    const doc = this.document(idOrPath);
+  async remove(idOrPath: string): Promise<StoredDocument | undefined> {
+    const doc = await this.document(idOrPath);
     if (doc) {
-      this.store.removeDocument(doc.id);
+      await this.write(() => this.store.removeDocument(doc.id));
       if (doc.original) rmSync(join(this.dir, doc.original), { force: true });
     }
     return doc;
   }
 
-  stats(): StoreStats & { dir: string; strategy: string; tokenizer: string } {
-    return { dir: this.dir, ...this.settings, ...this.store.stats() };
+  async stats(): Promise<StoreStats & { dir: string; strategy: string; tokenizer: string }> {
+    const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
+    return { dir: this.dir, ...settings, ...stats };
   }
 
-  close(): void {
-    this.store.close();
+  /** Closes the store once the writes already started are done. */
+  async close(): Promise<void> {
+    await this.writes?.run(async () => undefined);
+    await this.store.close();
   }
 }
 

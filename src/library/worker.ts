@@ -5,6 +5,7 @@ import type { Document } from '../document/types.js';
 import { isGroundworkError } from '../errors.js';
 import { parse } from '../parse.js';
 import { blockIndexText } from '../search/analyze.js';
+import { storableChunks } from './blocks.js';
 import type { ParseOptions } from '../parsers/types.js';
 import type { ChunkOptions } from '../chunk.js';
 
@@ -32,7 +33,7 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
   try {
     const document = task.cached ?? (await parse(task.path, task.parseOptions));
     // Chunk sets in documentTree order; a container with no text of its own gets none.
-    const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : chunk(d, task.chunkOptions)));
+    const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : storableChunks(d.canonical, chunk(d, task.chunkOptions))));
     // Search analysis (jieba, stemming) is the slowest part of a write: do it here, not on the writer.
     const indexTexts = chunks.map((set) => set.map(blockIndexText));
     return { id: task.id, ok: true, document, chunks, indexTexts, parsed: !task.cached };

@@ -1,6 +1,11 @@
 import type { ElementDraft, TableCell, TableData } from '../document/types.js';
+import type { DocxComments } from './docx-comments.js';
 import type { DocxNumbering } from './docx-numbering.js';
+import { RevisionMarks, REVISION_SKIPPED, REVISION_SKIPPED_SHOWN } from './docx-revisions.js';
+import type { RevisionsMode } from './review-options.js';
 import { isMonospaceFont, type DocxStyles } from './docx-styles.js';
+import { SubtreeCapture } from './math/capture.js';
+import { ommlParagraph, ommlToLatex } from './math/omml.js';
 import { saxParse, type XmlAttributes } from './xml.js';
 
 /**
@@ -9,9 +14,13 @@ import { saxParse, type XmlAttributes } from './xml.js';
  *
  * Finished elements go to the innermost "sink": the part's element list, a table cell, a text box or
  * a note. So a table cell is just the elements of its paragraphs (nested tables included, flattened
- * into the cell's text), and a text box's paragraphs follow the paragraph anchoring it. Footnote,
- * endnote and comment references become `footnote` elements right after the paragraph (or the
- * table) that cites them, so a chunk keeps a note with the text it explains.
+ * into the cell's text), and a text box's paragraphs follow the paragraph anchoring it. Footnote
+ * and endnote references become `footnote` elements, comment references the comment's thread
+ * (docx-comments.ts) and charts their caption and table, right after the paragraph (or the table)
+ * that holds them, so a chunk keeps a note with the text it explains. Tracked changes give the
+ * final text, or both sides marked (docx-revisions.ts). Equations (OMML) are captured as a tree
+ * and converted to LaTeX (math/omml.ts): `m:oMath` inline as `$...$` in the paragraph's text, each
+ * equation of an `m:oMathPara` a `formula` element where it stands.
  */
 
 export interface DocxContext {
@@ -21,7 +30,12 @@ export interface DocxContext {
   links: Map<string, string>;
   footnotes: Map<string, string>;
   endnotes: Map<string, string>;
-  comments: Map<string, { author?: string; text: string }>;
+  /** The comments part, threaded; absent while the comments part itself is read. */
+  comments?: DocxComments;
+  /** A chart drawing's elements (caption and table) from its relationship id; absent where charts are not read. */
+  chart?: (relId: string) => ElementDraft[];
+  /** Tracked changes: the final text, or insertions and deletions marked. */
+  revisions: RevisionsMode;
   /** Collected hyperlinks (text and URL), in order. */
   hyperlinks: { text: string; url: string }[];
   /** Counters shared across parts: footnote and endnote labels, images without alt text. */
@@ -34,6 +48,10 @@ export interface NoteEntry {
   id: string;
   type?: string;
   author?: string;
+  /** `w:date` (comments). */
+  date?: string;
+  /** `w14:paraId` of the note's last paragraph. */
+  paraId?: string;
   text: string;
 }
 
@@ -45,9 +63,13 @@ interface ParagraphState {
   numId?: string;
   ilvl?: number;
   outline?: number;
-  /** Elements that follow the paragraph: images, text-box content, notes. */
+  /** Text-box content, which follows the paragraph. */
   after: ElementDraft[];
+  /** Notes, comments, images and charts: they follow the paragraph, or its table when it is in one. */
+  notes: ElementDraft[];
   inPPr: boolean;
+  /** Display equations (m:oMathPara), each with the number of text parts before it. */
+  displays?: { at: number; latex: string }[];
 }
 
 interface CellState {
@@ -60,6 +82,8 @@ interface RowState {
   cells: CellState[];
   header: boolean;
   gridBefore: number;
+  /** A tracked deletion of the whole row (`w:trPr/w:del`). */
+  deleted?: boolean;
 }
 
 interface TableState {
@@ -70,11 +94,15 @@ interface NoteState {
   id: string;
   type?: string;
   author?: string;
+  date?: string;
+  paraId?: string;
   elements: ElementDraft[];
 }
 
-/** Elements whose whole subtree is ignored: deleted text, field codes, fallbacks duplicating mc:Choice. */
-const SKIPPED = new Set(['w:delText', 'w:instrText', 'mc:Fallback', 'w:sdtPr', 'w:fldData', 'w:del', 'w:moveFrom', 'w:rPrChange', 'w:pPrChange', 'w:tblPrChange', 'w:trPrChange', 'w:tcPrChange', 'w:sectPrChange']);
+/** Elements whose whole subtree is ignored: field codes, fallbacks duplicating mc:Choice, formatting changes, and deleted text unless revisions are shown. */
+const SKIPPED = new Set(['w:instrText', 'mc:Fallback', 'w:sdtPr', 'w:fldData', 'w:rPrChange', 'w:pPrChange', 'w:tblPrChange', 'w:trPrChange', 'w:tcPrChange', 'w:sectPrChange']);
+const SKIPPED_FINAL = new Set([...SKIPPED, ...REVISION_SKIPPED]);
+const SKIPPED_SHOWN = new Set([...SKIPPED, ...REVISION_SKIPPED_SHOWN]);
 const NOTE_CONTAINERS = new Set(['w:footnote', 'w:endnote', 'w:comment']);
 const SEPARATOR_NOTE = /separator|continuationNotice/;
 
@@ -98,8 +126,20 @@ export class DocxWalker {
   private drawingRel: string | undefined;
   private inDrawing = 0;
   private link: { id?: string; start: number } | undefined;
+  /** Relationship id of the drawing's chart (c:chart / cx:chart r:id). */
+  private drawingChart: string | undefined;
+  private inRowProps = false;
+  private readonly skipped: ReadonlySet<string>;
+  private readonly marks: RevisionMarks | undefined;
+  /** Comment ranges open at this point (id -> the text they cover so far). */
+  private readonly ranges = new Map<string, string>();
+  /** The equation (m:oMath or m:oMathPara) being read, as a tree for the OMML converter. */
+  private math: SubtreeCapture | undefined;
 
-  constructor(private readonly ctx: DocxContext) {}
+  constructor(private readonly ctx: DocxContext) {
+    this.skipped = ctx.revisions === 'show' ? SKIPPED_SHOWN : SKIPPED_FINAL;
+    if (ctx.revisions === 'show') this.marks = new RevisionMarks();
+  }
 
   walk(xml: string): this {
     saxParse(xml, { open: (n, a) => this.open(n, a), close: (n) => this.close(n), text: (t) => this.text(t) });
@@ -115,15 +155,40 @@ export class DocxWalker {
   }
 
   private open(name: string, a: XmlAttributes): void {
-    if (this.skipDepth > 0 || SKIPPED.has(name)) {
+    if (this.math) {
+      this.math.open(name, a);
+      return;
+    }
+    if (this.skipDepth > 0) {
+      this.skipDepth++;
+      return;
+    }
+    // A deleted row: gone from the final text, its cells marked deleted when revisions are shown.
+    if (name === 'w:del' && this.inRowProps) {
+      const row = this.currentRow();
+      if (row && !this.marks) row.deleted = true;
+    }
+    if (this.skipped.has(name)) {
       this.skipDepth++;
       return;
     }
     const p = this.paragraph;
+    if ((name === 'm:oMathPara' || name === 'm:oMath') && p) {
+      this.math = new SubtreeCapture(name, a);
+      return;
+    }
+    if (this.marks?.handles(name)) {
+      // On a paragraph mark or a row (pPr/rPr, trPr) the change carries no text and is not marked.
+      this.marks.open(name, p && !p.inPPr && !this.inRunProps && !this.inRowProps ? p.parts : undefined);
+      return;
+    }
     switch (name) {
-      case 'w:p':
-        this.paragraphs.push({ parts: [], chars: 0, monoChars: 0, after: [], inPPr: false });
+      case 'w:p': {
+        this.paragraphs.push({ parts: [], chars: 0, monoChars: 0, after: [], notes: [], inPPr: false });
+        const note = this.noteStack[this.noteStack.length - 1];
+        if (note && a['w14:paraId']) note.paraId = a['w14:paraId'];
         return;
+      }
       case 'w:pPr':
         if (p) p.inPPr = true;
         return;
@@ -157,7 +222,7 @@ export class DocxWalker {
         if (this.inRunProps) this.runHidden = a['w:val'] !== 'false' && a['w:val'] !== '0';
         return;
       case 'w:t':
-      case 'm:t':
+      case 'w:delText':
         this.inText = true;
         return;
       case 'w:tab':
@@ -182,6 +247,25 @@ export class DocxWalker {
         return;
       case 'w:commentReference':
         this.commentReference(a['w:id']);
+        return;
+      case 'w:commentRangeStart':
+        // Ranges never closed (a broken file) must not make every later run slower: a few dozen at a time.
+        if (a['w:id'] !== undefined && this.ctx.comments && this.ranges.size < MAX_OPEN_RANGES) this.ranges.set(a['w:id'], '');
+        return;
+      case 'w:commentRangeEnd': {
+        const id = a['w:id'];
+        const text = id === undefined ? undefined : this.ranges.get(id);
+        if (text === undefined) return;
+        this.ranges.delete(id!);
+        this.ctx.comments?.setAnchor(id!, text);
+        return;
+      }
+      case 'c:chart':
+      case 'cx:chart':
+        if (this.inDrawing > 0 && a['r:id']) this.drawingChart ??= a['r:id'];
+        return;
+      case 'w:trPr':
+        this.inRowProps = true;
         return;
       case 'w:drawing':
       case 'w:pict':
@@ -239,6 +323,7 @@ export class DocxWalker {
           const note: NoteState = { id: a['w:id'] ?? '', elements: [] };
           if (a['w:type']) note.type = a['w:type'];
           if (a['w:author']) note.author = a['w:author'];
+          if (a['w:date']) note.date = a['w:date'];
           this.noteStack.push(note);
           this.sinks.push(note.elements);
         }
@@ -246,14 +331,25 @@ export class DocxWalker {
   }
 
   private close(name: string): void {
+    if (this.math) {
+      if (this.math.close()) this.finishMath();
+      return;
+    }
     if (this.skipDepth > 0) {
       this.skipDepth--;
       return;
     }
+    if (this.marks?.handles(name)) {
+      this.marks.close();
+      return;
+    }
     switch (name) {
       case 'w:t':
-      case 'm:t':
+      case 'w:delText':
         this.inText = false;
+        return;
+      case 'w:trPr':
+        this.inRowProps = false;
         return;
       case 'w:pPr': {
         const p = this.paragraph;
@@ -302,14 +398,23 @@ export class DocxWalker {
           const note = this.noteStack.pop();
           this.sinks.pop();
           if (note && !SEPARATOR_NOTE.test(note.type ?? '')) {
-            this.notes.push({ id: note.id, ...(note.type && { type: note.type }), ...(note.author && { author: note.author }), text: joinTexts(note.elements, ' ') });
+            this.notes.push({
+              id: note.id,
+              ...(note.type && { type: note.type }),
+              ...(note.author && { author: note.author }),
+              ...(note.date && { date: note.date }),
+              ...(note.paraId && { paraId: note.paraId }),
+              // A comment keeps its paragraphs apart; a note is one line.
+              text: joinTexts(note.elements, name === 'w:comment' ? '\n' : ' '),
+            });
           }
         }
     }
   }
 
   private text(text: string): void {
-    if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
+    if (this.math) this.math.text(text);
+    else if (this.inText && this.skipDepth === 0 && !this.runHidden) this.append(text, this.runMono);
   }
 
   private append(text: string, mono: boolean): void {
@@ -318,6 +423,12 @@ export class DocxWalker {
     p.parts.push(text);
     p.chars += text.length;
     if (mono) p.monoChars += text.length;
+    if (this.ranges.size > 0) this.extendRanges(text);
+  }
+
+  /** Adds text to the open comment ranges (each keeps its first few hundred characters). */
+  private extendRanges(text: string): void {
+    for (const [id, covered] of this.ranges) if (covered.length < MAX_RANGE_TEXT) this.ranges.set(id, covered + text);
   }
 
   private paragraphLength(): number {
@@ -348,8 +459,18 @@ export class DocxWalker {
   private closeDrawing(): void {
     const alt = this.drawingAlt;
     const rel = this.drawingRel;
+    const chartRel = this.drawingChart;
     this.drawingAlt = undefined;
     this.drawingRel = undefined;
+    this.drawingChart = undefined;
+    // A chart shows its data (a caption and a table) instead of an image with its alt text.
+    const chart = chartRel !== undefined && this.ctx.chart ? this.ctx.chart(chartRel) : [];
+    if (chart.length > 0) {
+      const p = this.paragraph;
+      if (p) p.notes.push(...chart);
+      else this.sink.push(...chart);
+      return;
+    }
     if (alt === undefined) return;
     const imageRels = this.ctx.imageRels;
     // Without alt text a picture is kept only when OCR may give it text (docx.ts drops it if not).
@@ -360,7 +481,7 @@ export class DocxWalker {
     const image: ElementDraft = { kind: 'image', text: '', alt };
     if (imageRels && rel) imageRels.set(image, rel);
     const p = this.paragraph;
-    if (p) p.after.push(image);
+    if (p) p.notes.push(image);
     else this.sink.push(image);
   }
 
@@ -372,17 +493,48 @@ export class DocxWalker {
     const counters = this.ctx.counters;
     const label = kind === 'footnote' ? String(++counters.footnotes) : romanLower(++counters.endnotes);
     this.append(`[${label}]`, false);
-    p.after.push({ kind: 'footnote', text: `[${label}] ${body}` });
+    p.notes.push({ kind: 'footnote', text: `[${label}] ${body}` });
   }
 
   private commentReference(id: string | undefined): void {
     const p = this.paragraph;
-    const comment = id === undefined ? undefined : this.ctx.comments.get(id);
-    if (!p || !comment || !comment.text) return;
-    p.after.push({ kind: 'footnote', text: `[comment${comment.author ? ` by ${comment.author}` : ''}] ${comment.text}` });
+    if (!p || id === undefined || !this.ctx.comments) return;
+    p.notes.push(...this.ctx.comments.take(id));
+  }
+
+  private finishMath(): void {
+    const root = this.math!.root;
+    this.math = undefined;
+    const p = this.paragraph;
+    if (!p) return;
+    if (root.name === 'm:oMathPara') {
+      for (const latex of ommlParagraph(root)) (p.displays ??= []).push({ at: p.parts.length, latex });
+      return;
+    }
+    const latex = ommlToLatex(root);
+    if (latex) this.append(`$${latex}$`, false);
+  }
+
+  /**
+   * A paragraph holding display equations: the text before the first one is the paragraph (its
+   * style and numbering apply), then each equation is a `formula` element, the text after it a
+   * paragraph; images and notes follow the last piece.
+   */
+  private finishWithDisplays(p: ParagraphState, displays: { at: number; latex: string }[]): void {
+    const piece = (from: number, to: number, last = false): ParagraphState => {
+      const parts = p.parts.slice(from, to);
+      return { parts, chars: parts.join('').length, monoChars: 0, after: last ? p.after : [], notes: last ? p.notes : [], inPPr: false };
+    };
+    this.finishParagraph({ ...piece(0, displays[0]!.at), ...(p.styleId !== undefined && { styleId: p.styleId }), ...(p.numId !== undefined && { numId: p.numId }), ...(p.ilvl !== undefined && { ilvl: p.ilvl }), ...(p.outline !== undefined && { outline: p.outline }) });
+    displays.forEach((d, i) => {
+      this.sink.push({ kind: 'formula', text: d.latex });
+      const last = i === displays.length - 1;
+      this.finishParagraph(piece(d.at, last ? p.parts.length : displays[i + 1]!.at, last));
+    });
   }
 
   private finishParagraph(p: ParagraphState): void {
+    if (p.displays) return this.finishWithDisplays(p, p.displays);
     const text = p.parts.join('').trim();
     const { styles, numbering } = this.ctx;
     const styleId = p.styleId ?? styles.defaultParagraph;
@@ -405,12 +557,10 @@ export class DocxWalker {
         sink.push({ kind: 'paragraph', text });
       }
     }
-    if (p.after.length === 0) return;
-    const notes = p.after.filter((el) => el.kind === 'footnote' || el.kind === 'image');
-    const rest = p.after.filter((el) => el.kind !== 'footnote' && el.kind !== 'image');
-    sink.push(...rest);
-    if (this.tables.length > 0) this.deferred.push(...notes);
-    else sink.push(...notes);
+    if (this.ranges.size > 0) this.extendRanges(' ');
+    sink.push(...p.after);
+    if (this.tables.length > 0) this.deferred.push(...p.notes);
+    else sink.push(...p.notes);
   }
 
   /**
@@ -427,6 +577,8 @@ export class DocxWalker {
 
   private finishTable(table: TableState): void {
     const sink = this.sink;
+    // Rows deleted by a tracked change are not in the final text.
+    if (table.rows.some((row) => row.deleted)) table.rows = table.rows.filter((row) => !row.deleted);
     const only = table.rows.length === 1 && table.rows[0]!.cells.length === 1 ? table.rows[0]!.cells[0]! : undefined;
     // A one-cell table is a frame around content (a callout, a boxed note): its content is kept as is.
     if (only) {
@@ -440,6 +592,9 @@ export class DocxWalker {
 }
 
 const MAX_HYPERLINKS = 1000;
+/** Characters of commented text collected per range (the anchor keeps fewer), and ranges followed at once. */
+const MAX_RANGE_TEXT = 400;
+const MAX_OPEN_RANGES = 64;
 const TRAILING_SPACE = /\s+$/;
 const CODE_LIKE = /[{}[\];=<>#$`|\\]|\w\(|\)\s*:|^\s*(?:def|class|import|from|return|function|var|let|const|if|for|while|SELECT|INSERT|UPDATE|DELETE)\b/;
 const LEADING_INDENT = /^(?: {2,}|\t)\S/;
@@ -460,7 +615,7 @@ function toInt(value: string | undefined): number | undefined {
 export function joinTexts(elements: readonly ElementDraft[], separator: string): string {
   const out: string[] = [];
   for (const el of elements) {
-    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.text;
+    const text = el.kind === 'table' && el.table ? el.table.rows.map((row) => row.map((c) => c.text).filter(Boolean).join(' | ')).join(separator) : el.kind === 'image' ? '' : el.kind === 'formula' ? `$$${el.text}$$` : el.text;
     if (text) out.push(text);
   }
   return out.join(separator);

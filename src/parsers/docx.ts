@@ -2,19 +2,23 @@ import { ZipArchive } from '../archive/zip.js';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import { DocxWalker, type DocxContext } from './docx-body.js';
+import { DocxComments } from './docx-comments.js';
 import { DocxNumbering } from './docx-numbering.js';
 import { readOfficeProperties } from './ooxml-properties.js';
 import { readRelationships, type Relationship } from './ooxml-package.js';
 import { parseStyles } from './docx-styles.js';
 import { ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
+import { chartElements, readChart } from './ooxml-chart.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 
 /**
  * DOCX: the WordprocessingML parts read directly (ZipArchive + saxes), 5-20x faster than mammoth
  * (research/dependencies.md, section 3). The main part is found from the package relationships,
- * styles and numbering are resolved first, notes and comments are read before the body so the body
- * walker can place them after the paragraphs that cite them, and headers/footers become page
- * furniture (headers first, footers last). With `ocr: 'on'` the body's pictures (a:blip r:embed,
+ * styles and numbering are resolved first, notes and comments (threaded by commentsExtended.xml)
+ * are read before the body so the body walker can place them after the paragraphs that cite them,
+ * charts (`c:chart r:id` -> word/charts/chartN.xml) become a caption and a table of their cached
+ * values, tracked changes give the final text (or both sides marked, `revisions: 'show'`), and
+ * headers/footers become page furniture (headers first, footers last). With `ocr: 'on'` the body's pictures (a:blip r:embed,
  * v:imagedata r:id -> word/media/...) are OCR'd into the image elements' `ocrText`, pictures without
  * alt text included; 'auto' keeps alt text only (OCR costs seconds per picture).
  */
@@ -24,7 +28,7 @@ const REL_TYPE = 'http://schemas.openxmlformats.org/officeDocument/2006/relation
 
 export const docxParser: ParserDefinition = {
   formats: ['docx'],
-  version: '1',
+  version: '3',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
@@ -44,7 +48,7 @@ export const docxParser: ParserDefinition = {
       links,
       footnotes: new Map(),
       endnotes: new Map(),
-      comments: new Map(),
+      revisions: options.revisions ?? 'final',
       hyperlinks: [],
       counters: { footnotes: 0, endnotes: 0, imagesWithoutAlt: 0 },
     };
@@ -52,19 +56,22 @@ export const docxParser: ParserDefinition = {
       const xml = readPart(zip, partOf(type));
       if (xml) for (const note of new DocxWalker(ctx).walk(xml).notes) map.set(note.id, note.text);
     }
-    const commentsXml = readPart(zip, partOf('comments'));
-    if (commentsXml) {
-      for (const note of new DocxWalker(ctx).walk(commentsXml).notes) ctx.comments.set(note.id, { ...(note.author && { author: note.author }), text: note.text });
-    }
-
+    const warnings: string[] = [];
     const headers = furniture(zip, ctx, rels, 'header');
     const footers = furniture(zip, ctx, rels, 'footer');
+    const commentsXml = readPart(zip, partOf('comments'));
+    if (commentsXml) {
+      const extended = [...rels.values()].find((r) => r.type.endsWith('/commentsExtended') && !r.external)?.target;
+      ctx.comments = new DocxComments(new DocxWalker(ctx).walk(commentsXml).notes, readPart(zip, extended));
+    }
+    ctx.chart = (id) => bodyChart(zip, rels, id, warnings);
     const imageRels = options.ocr === 'on' ? new Map<ElementDraft, string>() : undefined;
     if (imageRels) ctx.imageRels = imageRels;
     const body = new DocxWalker(ctx).walk(zip.readText(mainPart)).elements;
+    // Comments no reference placed (an anchor lost in editing) are kept, at the end.
+    if (ctx.comments) body.push(...ctx.comments.unplaced());
     const { metadata, title, language, pageCount } = readOfficeProperties(zip);
     if (ctx.hyperlinks.length > 0) metadata.hyperlinks = ctx.hyperlinks;
-    const warnings: string[] = [];
     const firstHeading = body.find((el) => el.kind === 'heading')?.text;
     const docTitle = title ?? firstHeading;
     const draft = (elements: ElementDraft[]): DocumentDraft => {
@@ -98,6 +105,22 @@ function ocrBodyImages(zip: ZipArchive, rels: Map<string, Relationship>, imageRe
     images.push({ element, path: rel.target, read: () => (zip.has(rel.target) ? zip.read(rel.target) : undefined) });
   }
   return ocrEmbeddedImages(images, options, warnings);
+}
+
+/** A chart drawn in the body: its caption and table, or nothing (with a warning) when its part cannot be read. */
+function bodyChart(zip: ZipArchive, rels: Map<string, Relationship>, id: string, warnings: string[]): ElementDraft[] {
+  const rel = rels.get(id);
+  const xml = rel && !rel.external ? zip.readTextIfPresent(rel.target) : undefined;
+  if (!xml) {
+    warnings.push(`a chart's part (relationship ${id}) is missing from the package; its alt text is kept instead`);
+    return [];
+  }
+  try {
+    return chartElements(readChart(xml));
+  } catch (error) {
+    warnings.push(`chart '${rel!.target}' could not be read (${(error as Error).message}); its alt text is kept instead`);
+    return [];
+  }
 }
 
 /** The main document part from `_rels/.rels` (it is not always `word/document.xml`). */

@@ -1,5 +1,6 @@
+import { ANNOTATION_ELEMENTS, annotationElement, cellReference, OdfAnnotationReader } from './odf-review.js';
 import { formatGeneral } from './xlsx-format.js';
-import type { CellKind, SheetCell, SheetGrid } from './xlsx-tables.js';
+import type { AnchoredElements, CellKind, SheetCell, SheetGrid } from './xlsx-tables.js';
 import type { XmlAttributes } from './xml.js';
 
 /**
@@ -8,7 +9,8 @@ import type { XmlAttributes } from './xml.js';
  * `table:number-columns-repeated`): blank repeats only move the cursor, and repeats of cells that
  * hold something are expanded up to a cap, so a sheet that formats a million blank rows costs
  * nothing and one that repeats content cannot grow without bound. Cells show the text the
- * application stored (`text:p`), falling back to the typed value.
+ * application stored (`text:p`), falling back to the typed value. A cell's annotation
+ * (`office:annotation`) is a comment anchored at the cell.
  */
 
 /** Most cells one table may expand repeats into. */
@@ -20,6 +22,8 @@ export interface OdfTable extends SheetGrid {
   name: string;
   /** Repeated content cut at the cap. */
   truncated: boolean;
+  /** Cell annotations as comments, at their cells. */
+  comments: AnchoredElements[];
 }
 
 interface PendingCell {
@@ -41,27 +45,34 @@ export class OdfTableReader {
   private rowMerges: { col: number; colSpan: number; rowSpan: number }[] = [];
   private cell: PendingCell | undefined;
   private paragraph: string | undefined;
-  /** Depth inside elements whose text is not cell text (annotations, nested tables). */
+  /** Depth inside elements whose text is not cell text (nested tables). */
   private skip = 0;
   private expanded = 0;
+  private annotation: OdfAnnotationReader | undefined;
+  private readonly annotationNames = new Set<string>();
 
   constructor(name: string) {
-    this.table = { name, rows: [], rowNumbers: [], merges: [], truncated: false };
+    this.table = { name, rows: [], rowNumbers: [], merges: [], truncated: false, comments: [] };
   }
 
-  /** Feeds an opening tag inside this table (not the table's own). */
+  /** Feeds an opening tag inside this table (not the table's own); saxes reports a closing tag for self-closing ones too. */
   open(name: string, attrs: XmlAttributes, selfClosing: boolean): void {
     if (this.skip > 0) {
-      if (!selfClosing) this.skip++;
+      this.skip++;
+      return;
+    }
+    if (this.annotation) {
+      this.annotation.open(name, attrs);
+      return;
+    }
+    if (ANNOTATION_ELEMENTS.has(name)) {
+      this.annotation = new OdfAnnotationReader(attrs);
       return;
     }
     switch (name) {
       case 'table:table':
         // A table inside a cell is rare (ODS subtables); its text is not this cell's.
-        if (!selfClosing) this.skip = 1;
-        return;
-      case 'office:annotation':
-        if (!selfClosing) this.skip = 1;
+        this.skip = 1;
         return;
       case 'table:table-row':
         this.row++;
@@ -114,6 +125,10 @@ export class OdfTableReader {
       this.skip--;
       return;
     }
+    if (this.annotation) {
+      if (this.annotation.close(name)) this.closeAnnotation();
+      return;
+    }
     switch (name) {
       case 'text:p':
       case 'text:h':
@@ -131,12 +146,23 @@ export class OdfTableReader {
   }
 
   text(text: string): void {
-    if (this.skip === 0 && this.paragraph !== undefined) this.paragraph += text;
+    if (this.skip > 0) return;
+    if (this.annotation) this.annotation.text(text);
+    else if (this.paragraph !== undefined) this.paragraph += text;
   }
 
   /** True when a closing `table:table` now would be this table's own (not a nested one's). */
   atTop(): boolean {
-    return this.skip === 0;
+    return this.skip === 0 && !this.annotation;
+  }
+
+  private closeAnnotation(): void {
+    const annotation = this.annotation!.annotation();
+    this.annotation = undefined;
+    const cell = this.cell;
+    if (!cell || cell.col > MAX_COLUMN) return;
+    const element = annotationElement(annotation, this.annotationNames, { cell: cellReference(this.row, cell.col) });
+    if (element) this.table.comments.push({ row: this.row, col: cell.col, elements: [element], attach: 'cell' });
   }
 
   finish(): OdfTable {

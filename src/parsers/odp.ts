@@ -1,8 +1,10 @@
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
 import { OdfTableReader } from './odf-table.js';
+import { odfFormula } from './math/odf.js';
 import { openOdfPackage, readListStyles } from './odf-package.js';
 import { odfPicture } from './odf-pictures.js';
+import { ANNOTATION_ELEMENTS, annotationElement, OdfAnnotationReader, type OdfAnnotation } from './odf-review.js';
 import { paragraphElements, readingOrder, type OrderScale } from './pptx.js';
 import { coverChildren, type Paragraph } from './pptx-slide.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
@@ -16,11 +18,12 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * `svg:width`, `svg:height`; pptx.ts `readingOrder`: columns where a gutter runs through a band,
  * else rows); `text:list` nesting gives list depth and the list style says numbered or bulleted;
  * tables, images with `svg:title`/`svg:desc` alt text; speaker notes (`presentation:notes`) as one
- * `Notes:` paragraph after the slide; footer, date and page-number frames as page furniture.
+ * `Notes:` paragraph after the slide, then the slide's annotations (`officeooo:annotation`,
+ * `office:annotation`) as comments; footer, date and page-number frames as page furniture.
  * Pictures without alt text are counted in a warning; with `ocr: 'on'` every picture (`draw:image
  * xlink:href`, not an embedded object's replacement image) is OCR'd into `ocrText`, pictures without
  * alt text kept when OCR finds text, while 'auto' keeps alt text only (OCR costs seconds per
- * picture), as for PPTX.
+ * picture), as for PPTX. A formula object (MathML, math/odf.ts) is a `formula` element with its LaTeX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.presentation';
@@ -61,18 +64,19 @@ interface ListFrame {
 
 export const odpParser: ParserDefinition = {
   formats: ['odp'],
-  version: '2',
+  version: '4',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const pkg = openOdfPackage(input.bytes, input.name, 'presentation');
     const numbered = readListStyles(automaticStyles(pkg.content), pkg.zip.readTextIfPresent('styles.xml'));
     const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
     const counters = { imagesWithoutAlt: 0 };
-    const slides = readSlides(pkg.content, numbered, counters, pictureHrefs);
+    const slides = readSlides(pkg.content, numbered, counters, pictureHrefs, (href) => odfFormula(pkg.zip, href));
     const elements: ElementDraft[] = [];
+    const annotationNames = new Set<string>();
     let firstHeading: string | undefined;
     slides.forEach((slide, i) => {
-      for (const el of slideElements(slide)) {
+      for (const el of slideElements(slide, annotationNames)) {
         el.page = i + 1;
         el.slide = i + 1;
         if (firstHeading === undefined && el.kind === 'heading') firstHeading = el.text;
@@ -122,13 +126,20 @@ function automaticStyles(content: string): string | undefined {
 interface Slide {
   shapes: OdpShape[];
   notes: string[];
+  comments: OdfAnnotation[];
 }
 
 /**
  * @param pictureHrefs Set when pictures will be OCR'd: each image element -> its picture's hrefs.
  *   Pictures without alt text then become image elements too, until OCR says whether they hold text.
  */
-function readSlides(content: string, numbered: Map<string, Set<number>>, counters: { imagesWithoutAlt: number }, pictureHrefs?: Map<ElementDraft, string[]>): Slide[] {
+function readSlides(
+  content: string,
+  numbered: Map<string, Set<number>>,
+  counters: { imagesWithoutAlt: number },
+  pictureHrefs?: Map<ElementDraft, string[]>,
+  formula?: (href: string | undefined) => string | undefined,
+): Slide[] {
   const slides: Slide[] = [];
   let slide: Slide | undefined;
   let inNotes = 0;
@@ -139,6 +150,7 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
   let altTarget: 'title' | 'desc' | undefined;
   let altText = '';
   let table: OdfTableReader | undefined;
+  let annotation: OdfAnnotationReader | undefined;
   let itemStart: number | undefined;
 
   const container = (): OdpShape[] | undefined => (shapes.length > 0 ? shapes[shapes.length - 1]!.children : slide?.shapes);
@@ -149,11 +161,19 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
         table.open(name, attrs, selfClosing);
         return;
       }
+      if (annotation) {
+        annotation.open(name, attrs);
+        return;
+      }
       if (name === 'draw:page') {
-        slide = { shapes: [], notes: [] };
+        slide = { shapes: [], notes: [], comments: [] };
         return;
       }
       if (!slide) return;
+      if (ANNOTATION_ELEMENTS.has(name) && inNotes === 0) {
+        annotation = new OdfAnnotationReader(attrs);
+        return;
+      }
       if (name === 'presentation:notes') {
         inNotes++;
         return;
@@ -173,8 +193,8 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
         if (inNotes === 0) container()?.push(shape);
         else if (cls !== 'notes') shape.cls = 'ignored-in-notes';
         else shape.cls = 'notes';
+        // A self-closing shape is closed by its closing tag, which saxes reports too.
         shapes.push(shape);
-        if (selfClosing) closeShape();
         return;
       }
       switch (name) {
@@ -194,7 +214,11 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
         case 'draw:object':
         case 'draw:object-ole': {
           const shape = shapes[shapes.length - 1];
-          if (shape) shape.object = true;
+          if (shape) {
+            shape.object = true;
+            const latex = name === 'draw:object' ? formula?.(attrs['xlink:href']) : undefined;
+            if (latex) shape.extra.push({ kind: 'formula', text: latex });
+          }
           return;
         }
         case 'text:list':
@@ -229,6 +253,13 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
       }
     },
     close(name: string) {
+      if (annotation) {
+        if (annotation.close(name)) {
+          slide?.comments.push(annotation.annotation());
+          annotation = undefined;
+        }
+        return;
+      }
       if (table) {
         if (name === 'table:table' && table.atTop()) {
           const shape = shapes[shapes.length - 1];
@@ -273,7 +304,8 @@ function readSlides(content: string, numbered: Map<string, Set<number>>, counter
       }
     },
     text(text: string) {
-      if (table) table.text(text);
+      if (annotation) annotation.text(text);
+      else if (table) table.text(text);
       else if (altTarget) altText += text;
       else if (paragraph) paragraph.text += text;
     },
@@ -322,7 +354,7 @@ function bulletOf(lists: readonly ListFrame[], numbered: Map<string, Set<number>
   return 'char';
 }
 
-function slideElements(slide: Slide): ElementDraft[] {
+function slideElements(slide: Slide, annotationNames: Set<string>): ElementDraft[] {
   const out: ElementDraft[] = [];
   const titles = slide.shapes.filter((s) => s.cls === 'title');
   const titleSlide = slide.shapes.some((s) => s.cls === 'subtitle');
@@ -344,6 +376,10 @@ function slideElements(slide: Slide): ElementDraft[] {
   };
   for (const shape of contentOrder(slide.shapes.filter((s) => s.cls !== 'title'))) emit(shape);
   if (slide.notes.length > 0) out.push({ kind: 'paragraph', text: `Notes: ${slide.notes.join('\n')}` });
+  for (const a of slide.comments) {
+    const el = annotationElement(a, annotationNames);
+    if (el) out.push(el);
+  }
   return out;
 }
 

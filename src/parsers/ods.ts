@@ -10,15 +10,15 @@ import { saxParse } from './xml.js';
  * `table:table` in document order, a level-1 heading with the sheet's name, then its cells cut
  * into tables, every element carrying `sheet` and `page` = the sheet's 1-based position. Cell text
  * is what the application stored for display (`text:p`), so numbers and dates read as shown;
- * merged cells come from `table:number-columns-spanned` / `table:number-rows-spanned`.
- * content.xml is streamed through SAX.
+ * merged cells come from `table:number-columns-spanned` / `table:number-rows-spanned`; cell
+ * annotations are comments after the table holding their cell. content.xml is streamed through SAX.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.spreadsheet';
 
 export const odsParser: ParserDefinition = {
   formats: ['ods'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput): DocumentDraft {
     const pkg = openOdfPackage(input.bytes, input.name, 'spreadsheet');
@@ -27,7 +27,7 @@ export const odsParser: ParserDefinition = {
     const elements: ElementDraft[] = [];
     tables.forEach((table, i) => {
       if (table.truncated) warnings.push(`sheet '${table.name}': repeated cells beyond ${MAX_REPEATED_CELLS} were not expanded`);
-      const { elements: body, sparseBlocks } = sheetElements(table);
+      const { elements: body, sparseBlocks } = sheetElements(table, table.comments);
       if (sparseBlocks > 0) warnings.push(`sheet '${table.name}': ${sparseBlocks} sparse cell block(s) kept as rows of text instead of a table`);
       const section: ElementDraft[] = [{ kind: 'heading', level: 1, text: table.name }, ...body];
       for (const el of section) {

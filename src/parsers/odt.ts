@@ -5,7 +5,10 @@ import { joinTexts } from './docx-body.js';
 import { formatNumber } from './docx-numbering.js';
 import { isMonospaceFont } from './docx-styles.js';
 import { dropUnreadPictures, ocrEmbeddedImages, shownImages, type EmbeddedImage } from './embedded-images.js';
+import { odfFormula } from './math/odf.js';
 import { odfPicture } from './odf-pictures.js';
+import { ANNOTATION_ELEMENTS, annotationElement, OdfAnnotationReader, OdfTrackedChangesReader, type TrackedChange } from './odf-review.js';
+import type { RevisionsMode } from './review-options.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type XmlNode } from './xml.js';
 
@@ -15,10 +18,14 @@ import { children, deepText, parseXmlTree, saxParse, type XmlAttributes, type Xm
  * furniture). Same output shape as DOCX: `text:h` outline levels are headings (a paragraph styled
  * Title is level 1, Subtitle level 2), `text:list` nesting gives list depth and the list style says
  * numbered or bulleted, tables keep their spans, frames give image alt text (svg:title/svg:desc),
- * notes and annotations become `footnote` elements after the paragraph citing them. With `ocr: 'on'`
+ * notes become `footnote` elements and annotations `comment` elements (odf-review.ts) after the
+ * paragraph citing them; tracked changes give the final text, or both sides marked with
+ * `revisions: 'show'`. With `ocr: 'on'`
  * the frames' pictures (`draw:image xlink:href`, not an embedded object's replacement image) are
  * OCR'd into the image elements' `ocrText`, pictures without alt text kept when OCR finds text;
- * 'auto' keeps alt text only (OCR costs seconds per picture), as for DOCX.
+ * 'auto' keeps alt text only (OCR costs seconds per picture), as for DOCX. Formula objects (MathML
+ * in `Object N/content.xml`, math/odf.ts) become LaTeX: a paragraph holding only the formula is a
+ * `formula` element, else the formula is `$...$` in the paragraph's text.
  */
 
 const MIME = 'application/vnd.oasis.opendocument.text';
@@ -42,6 +49,8 @@ interface Paragraph {
   heading?: number;
   style?: string;
   after: ElementDraft[];
+  /** LaTeX of the last formula object in the paragraph (a paragraph that is just `$it$` is a display formula). */
+  formula?: string;
 }
 
 interface Cell {
@@ -64,7 +73,7 @@ const MAX_REPEAT = 64;
 
 export const odtParser: ParserDefinition = {
   formats: ['odt'],
-  version: '2',
+  version: '4',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
@@ -78,7 +87,8 @@ export const odtParser: ParserDefinition = {
     const listStyles = new Map<string, ListLevelStyle[]>();
     if (stylesRoot) collectStyles(stylesRoot, styles, listStyles);
     const pictureHrefs = options.ocr === 'on' ? new Map<ElementDraft, string[]>() : undefined;
-    const walker = new OdtWalker(styles, listStyles, pictureHrefs);
+    const walker = new OdtWalker(styles, listStyles, options.revisions ?? 'final', pictureHrefs);
+    walker.formula = (href) => odfFormula(zip, href);
     walker.walk(zip.readText('content.xml'));
     const furniture = stylesRoot ? masterPageFurniture(stylesRoot) : { headers: [], footers: [] };
     const { metadata, title, language, pageCount } = readMeta(zip);
@@ -171,9 +181,22 @@ class OdtWalker {
   private skipDepth = 0;
   private inCitation = false;
   private citation = '';
-  private readonly notes: { elements: ElementDraft[]; kind: 'note' | 'annotation' }[] = [];
+  private readonly notes: { elements: ElementDraft[] }[] = [];
+  /** The annotation being read, and the names of those read (replies name their parent). */
+  private annotation: OdfAnnotationReader | undefined;
+  private readonly annotationNames = new Set<string>();
+  /** Annotation ranges open at this point: name -> the text covered so far and the comment to anchor. */
+  private readonly ranges = new Map<string, { text: string; element: ElementDraft | undefined }>();
+  /** Tracked changes, read when revisions are shown: the reader while inside them, then the regions by id. */
+  private changesReader: OdfTrackedChangesReader | undefined;
+  private changes = new Map<string, TrackedChange>();
+  /** Insertions open at this point (change ids), and the `{+` mark in the current paragraph's parts. */
+  private readonly insertions = new Set<string>();
+  private insertionMark: { parts: string[]; at: number } | undefined;
   /** `hrefs`: the frame's pictures (alternative formats, best first); `object`: it shows an embedded object. */
-  private frame: { alt: string; title: string; desc: string; image: boolean; hrefs: string[]; object: boolean } | undefined;
+  private frame: { alt: string; title: string; desc: string; image: boolean; hrefs: string[]; object: boolean; formula?: string } | undefined;
+  /** Reads an embedded object's formula as LaTeX (undefined when the object is not a formula). */
+  formula: ((href: string | undefined) => string | undefined) | undefined;
   /** Inside a frame's svg:title or svg:desc, whose text is the image's alt text. */
   private altField: 'title' | 'desc' | undefined;
   private link: { url: string; start: number } | undefined;
@@ -190,6 +213,7 @@ class OdtWalker {
   constructor(
     private readonly styles: Map<string, OdtStyle>,
     private readonly listStyles: Map<string, ListLevelStyle[]>,
+    private readonly revisions: RevisionsMode,
     private readonly pictureHrefs?: Map<ElementDraft, string[]>,
   ) {}
 
@@ -206,12 +230,39 @@ class OdtWalker {
   }
 
   private append(text: string): void {
-    this.paragraph?.parts.push(text);
+    const p = this.paragraph;
+    if (!p) return;
+    p.parts.push(text);
+    if (this.ranges.size > 0) this.extendRanges(text);
+  }
+
+  private extendRanges(text: string): void {
+    for (const range of this.ranges.values()) if (range.text.length < MAX_RANGE_TEXT) range.text += text;
   }
 
   private open(name: string, a: XmlAttributes): void {
-    if (this.skipDepth > 0 || SKIPPED.has(name)) {
+    if (this.skipDepth > 0) {
       this.skipDepth++;
+      return;
+    }
+    if (this.annotation) {
+      this.annotation.open(name, a);
+      return;
+    }
+    if (this.changesReader) {
+      this.changesReader.open(name, a);
+      return;
+    }
+    if (name === 'text:tracked-changes' && this.revisions === 'show') {
+      this.changesReader = new OdfTrackedChangesReader();
+      return;
+    }
+    if (SKIPPED.has(name)) {
+      this.skipDepth++;
+      return;
+    }
+    if (ANNOTATION_ELEMENTS.has(name)) {
+      this.annotation = new OdfAnnotationReader(a);
       return;
     }
     // Automatic styles (and font faces) in content.xml are collected as a small tree, then registered.
@@ -229,8 +280,23 @@ class OdtWalker {
         if (a['text:style-name']) p.style = a['text:style-name'];
         if (name === 'text:h') p.heading = Math.min(6, Math.max(1, Number.parseInt(a['text:outline-level'] ?? '1', 10) || 1));
         this.paragraphs.push(p);
+        // An insertion running on from the paragraph before.
+        if (this.insertions.size > 0 && !this.insertionMark) this.openInsertionMark(p);
         return;
       }
+      case 'office:annotation-end': {
+        const range = this.ranges.get(a['office:name'] ?? '');
+        if (!range) return;
+        this.ranges.delete(a['office:name']!);
+        const anchor = range.text.replace(/\s+/g, ' ').trim().slice(0, MAX_ANCHOR);
+        if (anchor && range.element?.comment && !range.element.comment.reply) range.element.comment.anchor = anchor;
+        return;
+      }
+      case 'text:change-start':
+      case 'text:change-end':
+      case 'text:change':
+        this.trackedChange(name, a['text:change-id'] ?? '');
+        return;
       case 'text:s':
         this.append(' '.repeat(Math.min(100, Math.max(1, Number.parseInt(a['text:c'] ?? '1', 10) || 1))));
         return;
@@ -249,11 +315,7 @@ class OdtWalker {
         this.citation = '';
         return;
       case 'text:note-body':
-        this.notes.push({ elements: [], kind: 'note' });
-        this.sinks.push(this.notes[this.notes.length - 1]!.elements);
-        return;
-      case 'office:annotation':
-        this.notes.push({ elements: [], kind: 'annotation' });
+        this.notes.push({ elements: [] });
         this.sinks.push(this.notes[this.notes.length - 1]!.elements);
         return;
       case 'draw:frame':
@@ -273,7 +335,11 @@ class OdtWalker {
       case 'draw:object':
       case 'draw:object-ole':
         // Its draw:image is the object's replacement rendering (a chart, a formula), not a picture.
-        if (this.frame) this.frame.object = true;
+        if (this.frame) {
+          this.frame.object = true;
+          const latex = name === 'draw:object' ? this.formula?.(a['xlink:href']) : undefined;
+          if (latex) this.frame.formula = latex;
+        }
         return;
       case 'draw:text-box':
         this.sinks.push([]);
@@ -326,6 +392,17 @@ class OdtWalker {
       this.skipDepth--;
       return;
     }
+    if (this.annotation) {
+      if (this.annotation.close(name)) this.finishAnnotation();
+      return;
+    }
+    if (this.changesReader) {
+      if (this.changesReader.close(name)) {
+        this.changes = this.changesReader.changes;
+        this.changesReader = undefined;
+      }
+      return;
+    }
     if (this.styleNode) {
       const node = this.styleStack.pop();
       if (this.styleStack.length === 0 && node) {
@@ -356,20 +433,15 @@ class OdtWalker {
       case 'svg:desc':
         this.altField = undefined;
         return;
-      case 'text:note-body':
-      case 'office:annotation': {
+      case 'text:note-body': {
         const note = this.notes.pop();
         this.sinks.pop();
         const text = note ? joinTexts(note.elements, ' ') : '';
         const p = this.paragraph;
         if (!text || !p) return;
-        if (note!.kind === 'note') {
-          const label = this.citation.trim() || '*';
-          this.append(`[${label}]`);
-          p.after.push({ kind: 'footnote', text: `[${label}] ${text}` });
-        } else {
-          p.after.push({ kind: 'footnote', text: `[comment] ${text}` });
-        }
+        const label = this.citation.trim() || '*';
+        this.append(`[${label}]`);
+        p.after.push({ kind: 'footnote', text: `[${label}] ${text}` });
         return;
       }
       case 'draw:text-box': {
@@ -382,6 +454,10 @@ class OdtWalker {
       case 'draw:frame': {
         const frame = this.frame;
         this.frame = undefined;
+        if (frame?.formula) {
+          this.addFormula(frame.formula);
+          return;
+        }
         if (!frame?.image) return;
         frame.alt = frame.alt || frame.title.trim() || frame.desc.trim();
         const picture = this.pictureHrefs !== undefined && !frame.object && frame.hrefs.length > 0;
@@ -425,6 +501,14 @@ class OdtWalker {
 
   private text(text: string): void {
     if (this.skipDepth > 0 || this.styleNode) return;
+    if (this.annotation) {
+      this.annotation.text(text);
+      return;
+    }
+    if (this.changesReader) {
+      this.changesReader.text(text);
+      return;
+    }
     if (this.inCitation) {
       this.citation += text;
       return;
@@ -454,7 +538,58 @@ class OdtWalker {
     return { ...(level !== undefined && { level }), title, code: code ?? false };
   }
 
+  /** An annotation becomes a comment after its paragraph; a named one opens a range for its anchor. */
+  private finishAnnotation(): void {
+    const annotation = this.annotation!.annotation();
+    this.annotation = undefined;
+    const element = annotationElement(annotation, this.annotationNames);
+    // Ranges never closed (a broken file) must not make every later paragraph slower: a few dozen at a time.
+    if (annotation.name && this.ranges.size < MAX_OPEN_RANGES) this.ranges.set(annotation.name, { text: '', element });
+    if (!element) return;
+    const p = this.paragraph;
+    if (p) p.after.push(element);
+    else this.sink.push(element);
+  }
+
+  /** Shown revisions: `{+` ... `+}` around insertions, the deleted text as `{-...-}` where it was. */
+  private trackedChange(name: string, id: string): void {
+    if (this.revisions !== 'show') return;
+    const change = this.changes.get(id);
+    if (!change) return;
+    if (name === 'text:change') {
+      if (change.type !== 'deletion' || !change.text) return;
+      const mark = `{-${change.text}-}`;
+      if (this.paragraph) this.append(mark);
+      else this.sink.push({ kind: 'paragraph', text: mark });
+      return;
+    }
+    if (change.type !== 'insertion') return;
+    if (name === 'text:change-start') {
+      this.insertions.add(id);
+      const p = this.paragraph;
+      if (p && !this.insertionMark) this.openInsertionMark(p);
+    } else if (this.insertions.delete(id) && this.insertions.size === 0) {
+      this.closeInsertionMark();
+    }
+  }
+
+  private openInsertionMark(p: Paragraph): void {
+    p.parts.push('{+');
+    this.insertionMark = { parts: p.parts, at: p.parts.length };
+  }
+
+  /** Closes the open `{+` mark; one with nothing after it is taken back. */
+  private closeInsertionMark(): void {
+    const mark = this.insertionMark;
+    this.insertionMark = undefined;
+    if (!mark) return;
+    if (mark.parts.length === mark.at) mark.parts.pop();
+    else mark.parts.push('+}');
+  }
+
   private finishParagraph(p: Paragraph): void {
+    if (this.insertionMark?.parts === p.parts) this.closeInsertionMark();
+    if (this.ranges.size > 0) this.extendRanges(' ');
     const raw = p.parts.join('');
     const text = raw.trim();
     const sink = this.sink;
@@ -467,6 +602,8 @@ class OdtWalker {
       } else if (list && this.paragraphs.length === 0) {
         this.elementsSinceList = 0;
         sink.push(this.listItem(list, text));
+      } else if (p.formula !== undefined && text === `$${p.formula}$`) {
+        sink.push({ kind: 'formula', text: p.formula });
       } else if (style.title) {
         sink.push({ kind: 'heading', level: 1, text });
       } else if (style.level !== undefined && !list) {
@@ -480,10 +617,21 @@ class OdtWalker {
       }
     }
     if (p.after.length === 0) return;
-    const notes = p.after.filter((el) => el.kind === 'footnote' || el.kind === 'image');
-    sink.push(...p.after.filter((el) => el.kind !== 'footnote' && el.kind !== 'image'));
+    const notes = p.after.filter((el) => el.kind === 'footnote' || el.kind === 'image' || el.kind === 'comment');
+    sink.push(...p.after.filter((el) => el.kind !== 'footnote' && el.kind !== 'image' && el.kind !== 'comment'));
     if (this.tables.length > 0) this.deferred.push(...notes);
     else sink.push(...notes);
+  }
+
+  /** A formula object: `$LaTeX$` in the paragraph anchoring it (or a formula element when it has none). */
+  private addFormula(latex: string): void {
+    const p = this.paragraph;
+    if (!p) {
+      this.sink.push({ kind: 'formula', text: latex });
+      return;
+    }
+    this.append(`$${latex}$`);
+    p.formula = latex;
   }
 
   private listItem(list: ListFrame, text: string): ElementDraft {
@@ -501,6 +649,10 @@ class OdtWalker {
 }
 
 const ODF_WHITESPACE = /[\t\n\r ]+/g;
+/** Characters of annotated text collected per range, and kept as the comment's anchor. */
+const MAX_RANGE_TEXT = 400;
+const MAX_ANCHOR = 200;
+const MAX_OPEN_RANGES = 64;
 
 function clampInt(value: string | undefined, min: number, max: number): number {
   const n = Number.parseInt(value ?? '', 10);

@@ -1,4 +1,6 @@
 import type { TableCell, TableData } from '../document/types.js';
+import { SubtreeCapture } from './math/capture.js';
+import { ommlParagraph, ommlToLatex } from './math/omml.js';
 import { saxParse, type XmlAttributes } from './xml.js';
 
 /**
@@ -6,6 +8,8 @@ import { saxParse, type XmlAttributes } from './xml.js';
  * with their positions, in one SAX pass: text bodies as paragraphs with their bullet properties,
  * tables with their spans, pictures with their alt text, charts and diagrams as relationship ids,
  * and groups with their child coordinate transform applied, so every position is in slide EMUs.
+ * Equations (`a14:m`, OMML) become LaTeX in the paragraph's text: `$...$`, or `$$...$$` for a
+ * display equation (`m:oMathPara`), which is also recorded as the paragraph's `formula`.
  */
 
 export interface Paragraph {
@@ -18,6 +22,8 @@ export interface Paragraph {
   startAt?: number;
   /** a:buAutoNum type, e.g. arabicPeriod: a change of scheme restarts the numbering. */
   scheme?: string;
+  /** LaTeX of the last display equation in the paragraph (a paragraph that is just `$$it$$` is a formula). */
+  formula?: string;
 }
 
 export interface Placeholder {
@@ -102,6 +108,25 @@ export function readShapeTree(xml: string): Shape[] {
   let skipDepth = 0;
   let choiceSeen = false;
   let inSpPr = false;
+  /** The equation (a14:m) being read, as a tree for the OMML converter. */
+  let math: SubtreeCapture | undefined;
+
+  const finishMath = (): void => {
+    const root = math!.root;
+    math = undefined;
+    if (!paragraph) return;
+    for (const c of root.children) {
+      if (c.name === 'm:oMathPara') {
+        for (const latex of ommlParagraph(c)) {
+          paragraph.text += `$$${latex}$$`;
+          paragraph.formula = latex;
+        }
+      } else if (c.name === 'm:oMath') {
+        const latex = ommlToLatex(c);
+        if (latex) paragraph.text += `$${latex}$`;
+      }
+    }
+  };
 
   const finishParagraph = (): void => {
     if (!paragraph) return;
@@ -113,10 +138,18 @@ export function readShapeTree(xml: string): Shape[] {
   saxParse(xml, {
     open(name: string, attrs: XmlAttributes, selfClosing: boolean) {
       if (skipDepth > 0) {
-        if (!selfClosing) skipDepth++;
+        // saxes reports a close for self-closing tags too, so every open counts.
+        skipDepth++;
+        return;
+      }
+      if (math) {
+        math.open(name, attrs);
         return;
       }
       switch (name) {
+        case 'a14:m':
+          if (paragraph) math = new SubtreeCapture(name, attrs);
+          return;
         case 'mc:AlternateContent':
           choiceSeen = false;
           return;
@@ -172,10 +205,11 @@ export function readShapeTree(xml: string): Shape[] {
           return;
         }
         case 'a:graphicData':
-          if (shape && attrs['uri']?.endsWith('/chart')) shape.kind = 'chart';
+          if (shape && (attrs['uri']?.endsWith('/chart') || attrs['uri']?.endsWith('/chartex'))) shape.kind = 'chart';
           else if (shape && attrs['uri']?.endsWith('/diagram')) shape.kind = 'diagram';
           return;
         case 'c:chart':
+        case 'cx:chart':
           if (shape) shape.rel = attrs['r:id'] ?? '';
           return;
         case 'a:blip':
@@ -239,6 +273,10 @@ export function readShapeTree(xml: string): Shape[] {
         skipDepth--;
         return;
       }
+      if (math) {
+        if (math.close()) finishMath();
+        return;
+      }
       switch (name) {
         case 'a:t':
           inText = false;
@@ -288,7 +326,8 @@ export function readShapeTree(xml: string): Shape[] {
       }
     },
     text(text: string) {
-      if (inText && paragraph && skipDepth === 0) paragraph.text += text;
+      if (math) math.text(text);
+      else if (inText && paragraph && skipDepth === 0) paragraph.text += text;
     },
   });
   return root.children;

@@ -3,8 +3,9 @@ import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import { readRelationships } from './ooxml-package.js';
 import { readOfficeProperties } from './ooxml-properties.js';
-import { readChart } from './pptx-chart.js';
+import { chartElements as chartTableElements, readChart } from './ooxml-chart.js';
 import { ocrEmbeddedImages, type EmbeddedImage } from './embedded-images.js';
+import { readCommentAuthors, slideComments } from './pptx-comments.js';
 import { readShapeTree, type Paragraph, type Shape } from './pptx-slide.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 import { tableText } from './xlsx-tables.js';
@@ -26,7 +27,8 @@ import { child, children, deepText, parseXmlTree, type XmlNode } from './xml.js'
  *   as their node texts, pictures with alt text as image elements; with `ocr: 'on'` every picture's
  *   image is OCR'd into `ocrText` (pictures without alt text kept when OCR finds text), while 'auto'
  *   keeps alt text only: OCR costs seconds per picture;
- * - speaker notes as one paragraph `Notes: ...` after the slide's content;
+ * - speaker notes as one paragraph `Notes: ...` after the slide's content, then the slide's comments
+ *   (legacy and modern, threaded; pptx-comments.ts);
  * - footer, date and slide-number placeholders as page furniture.
  */
 
@@ -58,7 +60,7 @@ interface SlideContext {
 
 export const pptxParser: ParserDefinition = {
   formats: ['pptx'],
-  version: '1',
+  version: '3',
   textual: false,
   parse(input: ParseInput, options: ParseOptions = {}): DocumentDraft | Promise<DocumentDraft> {
     const file = input.name;
@@ -81,6 +83,7 @@ export const pptxParser: ParserDefinition = {
     }
 
     const elements: ElementDraft[] = [];
+    const commentAuthors = readCommentAuthors(zip, rels);
     const layouts = new LayoutPositions(zip);
     const counters = { imagesWithoutAlt: 0 };
     const images: EmbeddedImage[] | undefined = options.ocr === 'on' ? [] : undefined;
@@ -102,7 +105,7 @@ export const pptxParser: ParserDefinition = {
       const layoutPart = [...ctx.rels.values()].find((r) => r.type === REL + 'slideLayout')?.target;
       layouts.fill(shapes, layoutPart);
       const slideElements = slideContent(shapes, ctx, scale);
-      slideElements.push(...notes(ctx));
+      slideElements.push(...notes(ctx), ...slideComments(zip, ctx.rels, commentAuthors, slide, warnings));
       for (const el of slideElements) {
         el.page = slide;
         el.slide = slide;
@@ -405,6 +408,10 @@ export function paragraphElements(paragraphs: readonly Paragraph[], bulletedByDe
   for (const p of paragraphs) {
     const text = p.text.trim();
     if (!text) continue;
+    if (p.formula !== undefined && text === `$$${p.formula}$$`) {
+      out.push({ kind: 'formula', text: p.formula });
+      continue;
+    }
     const bullet = p.bullet === 'inherit' ? (bulletedByDefault ? 'char' : 'none') : p.bullet;
     if (bullet === 'none') {
       counters.length = 0;
@@ -430,11 +437,7 @@ function chartElements(shape: Shape, ctx: SlideContext): ElementDraft[] {
   const xml = part && !part.external ? ctx.zip.readTextIfPresent(part.target) : undefined;
   if (!xml) return shape.alt ? [{ kind: 'image', text: '', alt: shape.alt }] : [];
   try {
-    const chart = readChart(xml);
-    const out: ElementDraft[] = [];
-    if (chart.title) out.push({ kind: 'caption', text: chart.title });
-    if (chart.table) out.push({ kind: 'table', text: tableText(chart.table.rows), table: chart.table });
-    return out;
+    return chartTableElements(readChart(xml));
   } catch (error) {
     ctx.warnings.push(`slide ${ctx.slide}: chart '${part!.target}' could not be read (${(error as Error).message})`);
     return [];

@@ -1,5 +1,6 @@
 import type { DocumentDraft, Format } from '../document/types.js';
 import type { ParseLimits } from '../limits.js';
+import type { CommentsMode, RevisionsMode } from './review-options.js';
 
 /** What a parser receives: the raw bytes, and for text formats the decoded text. */
 export interface ParseInput {
@@ -38,6 +39,10 @@ export interface ParseOptions extends Partial<ParseLimits> {
   transcribeUrl?: string;
   /** Attachments / archive entries are parsed to this depth (an archive inside an archive is depth 2). Default 3. */
   maxDepth?: number;
+  /** Review comments (DOCX, XLSX, PPTX, ODF) as `comment` elements after their anchor ('include'), or left out. Default 'include'. See review-options.ts. */
+  comments?: CommentsMode;
+  /** Tracked changes: the final text ('final'), or insertions and deletions marked `{+...+}` `{-...-}` ('show'). Default 'final'. */
+  revisions?: RevisionsMode;
 }
 
 /** A parser: one file in `src/parsers/`, registered by the formats it handles. */

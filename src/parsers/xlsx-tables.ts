@@ -16,7 +16,9 @@ import type { ElementDraft, TableCell, TableData } from '../document/types.js';
  *   columns, and rows follow; a second row is a header too when the first has a horizontal merge
  *   and the second is all text as well (two-level headers);
  * - merged cells: the top-left slot carries rowSpan/colSpan, slots below repeat its text, slots
- *   to its right stay empty (the model the HTML parser uses).
+ *   to its right stay empty (the model the HTML parser uses);
+ * - anchored content (charts, cell comments) takes its place in the same top-row-then-left-column
+ *   order; content attached to a cell (a comment) follows the block holding that cell.
  */
 
 export type CellKind = 'text' | 'number' | 'date' | 'bool' | 'error';
@@ -63,18 +65,37 @@ export interface SheetTablesResult {
   sparseBlocks: number;
 }
 
-export function sheetElements(grid: SheetGrid): SheetTablesResult {
+/** Elements placed on a sheet at a cell (1-based): a chart's top-left corner, a comment's cell. */
+export interface AnchoredElements {
+  row: number;
+  col: number;
+  elements: ElementDraft[];
+  /** 'cell': follows the block that holds the cell (a comment after its table); 'float': placed by position. */
+  attach: 'cell' | 'float';
+}
+
+export function sheetElements(grid: SheetGrid, anchored: readonly AnchoredElements[] = []): SheetTablesResult {
   const items = toItems(grid);
-  const elements: ElementDraft[] = [];
+  const placed: { row: number; col: number; elements: ElementDraft[] }[] = [];
   let sparseBlocks = 0;
-  for (const block of blocks(items)) {
-    const out = blockElements(block);
+  const found = blocks(items);
+  for (const { items: block, box } of found) {
+    let out = blockElements(block);
     if (out === undefined) {
       sparseBlocks++;
-      elements.push(...sparseRows(block));
-    } else elements.push(...out);
+      out = sparseRows(block);
+    }
+    placed.push({ row: box.row, col: box.col, elements: out });
   }
-  return { elements, sparseBlocks };
+  const loose: typeof placed = [];
+  for (const a of anchored) {
+    const holder = a.attach === 'cell' ? found.findIndex(({ box }) => a.row >= box.row && a.row <= box.lastRow && a.col >= box.col && a.col <= box.lastCol) : -1;
+    if (holder >= 0) placed[holder]!.elements.push(...a.elements);
+    else loose.push(a);
+  }
+  // Stable: blocks keep their order, anchored content comes after a block starting at the same cell.
+  const ordered = [...placed, ...loose].sort((a, b) => a.row - b.row || a.col - b.col);
+  return { elements: ordered.flatMap((p) => p.elements), sparseBlocks };
 }
 
 /** Columns stop at 16,384 (XFD); ODS allows 1,024. */
@@ -127,7 +148,7 @@ function toItems(grid: SheetGrid): Item[] {
  * most of their rows or columns (see `shouldJoin`); touching only at a corner keeps blocks apart.
  * Blocks are ordered by their top row, then their left column.
  */
-function blocks(items: Item[]): Item[][] {
+function blocks(items: Item[]): { items: Item[]; box: Box }[] {
   const parent = items.map((_, i) => i);
   const find = (i: number): number => {
     while (parent[i] !== i) {
@@ -162,7 +183,7 @@ function blocks(items: Item[]): Item[][] {
   });
   let found = [...groups.values()].map((list) => ({ items: list, box: boundingBox(list) }));
   if (found.length <= MAX_BLOCKS_TO_JOIN) found = joinBlocks(found);
-  return found.sort((a, b) => a.box.row - b.box.row || a.box.col - b.box.col).map((b) => b.items);
+  return found.sort((a, b) => a.box.row - b.box.row || a.box.col - b.box.col);
 }
 
 const MAX_BLOCKS_TO_JOIN = 2000;

@@ -4,6 +4,8 @@ import { GroundworkError } from '../errors.js';
 import { readRelationships } from './ooxml-package.js';
 import { readOfficeProperties } from './ooxml-properties.js';
 import type { ParseInput, ParserDefinition } from './types.js';
+import { readPersons, sheetComments } from './xlsx-comments.js';
+import { sheetCharts } from './xlsx-drawing.js';
 import { readCellFormats, readSharedStrings, readSheet } from './xlsx-sheet.js';
 import { sheetElements } from './xlsx-tables.js';
 import { child, children, parseXmlTree } from './xml.js';
@@ -14,7 +16,10 @@ import { child, children, parseXmlTree } from './xml.js';
  * heading with the sheet's name, then its used cells cut into tables (see xlsx-tables.ts), every
  * element carrying `sheet` and `page` = the sheet's 1-based position. Cells show what the
  * application displays: shared and inline strings, cached formula results, booleans, errors, and
- * numbers and dates through their number formats. Print headers/footers are page furniture.
+ * numbers and dates through their number formats. Charts (from the sheet's drawing) become a
+ * caption and a table of their cached values, placed among the tables by their anchor cell; a
+ * chartsheet is a section holding its chart. Cell comments (threaded comments and notes) follow the
+ * table holding their cell. Print headers/footers are page furniture.
  */
 
 const MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -23,7 +28,7 @@ const STRICT_REL = 'http://purl.oclc.org/ooxml/officeDocument/relationships/';
 
 export const xlsxParser: ParserDefinition = {
   formats: ['xlsx'],
-  version: '1',
+  version: '2',
   textual: false,
   parse(input: ParseInput): DocumentDraft {
     const file = input.name;
@@ -43,6 +48,7 @@ export const xlsxParser: ParserDefinition = {
     const stylesPart = partOf('styles');
     const formats = readCellFormats(stylesPart ? zip.readTextIfPresent(stylesPart) : undefined);
 
+    const persons = readPersons(zip, rels);
     const warnings: string[] = [];
     const elements: ElementDraft[] = [];
     const sheetNames: string[] = [];
@@ -57,21 +63,29 @@ export const xlsxParser: ParserDefinition = {
         warnings.push(`sheet '${name}' is listed but its part is missing; skipped`);
         continue;
       }
-      if (!rel.type.endsWith('/worksheet')) {
+      const chartsheet = rel.type.endsWith('/chartsheet');
+      if (!rel.type.endsWith('/worksheet') && !chartsheet) {
         warnings.push(`sheet '${name}' is a ${rel.type.slice(rel.type.lastIndexOf('/') + 1)}, not a worksheet; skipped`);
         continue;
       }
       const section: ElementDraft[] = [{ kind: 'heading', level: 1, text: name }];
-      try {
-        const content = readSheet(zip.readText(rel.target), { sharedStrings, formats, date1904 });
-        const { elements: body, sparseBlocks } = sheetElements(content);
-        if (sparseBlocks > 0) warnings.push(`sheet '${name}': ${sparseBlocks} sparse cell block(s) kept as rows of text instead of a table`);
-        for (const text of content.headerFooter) section.push({ kind: 'page-furniture', text });
-        section.push(...body);
-      } catch (error) {
-        if (error instanceof GroundworkError) throw error;
-        warnings.push(`sheet '${name}' could not be read (${(error as Error).message}); skipped`);
-        continue;
+      const sheetRels = readRelationships(zip, rel.target);
+      const charts = sheetCharts(zip, sheetRels, name, warnings);
+      if (chartsheet) {
+        section.push(...charts.flatMap((c) => c.elements));
+        if (section.length === 1) warnings.push(`chartsheet '${name}' has no chart that could be read`);
+      } else {
+        try {
+          const content = readSheet(zip.readText(rel.target), { sharedStrings, formats, date1904 });
+          const { elements: body, sparseBlocks } = sheetElements(content, [...charts, ...sheetComments(zip, sheetRels, persons, name, warnings)]);
+          if (sparseBlocks > 0) warnings.push(`sheet '${name}': ${sparseBlocks} sparse cell block(s) kept as rows of text instead of a table`);
+          for (const text of content.headerFooter) section.push({ kind: 'page-furniture', text });
+          section.push(...body);
+        } catch (error) {
+          if (error instanceof GroundworkError) throw error;
+          warnings.push(`sheet '${name}' could not be read (${(error as Error).message}); skipped`);
+          continue;
+        }
       }
       for (const el of section) {
         el.sheet = name;

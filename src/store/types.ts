@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
 
@@ -66,6 +67,23 @@ export interface SearchFilter {
   pageTo?: number;
 }
 
+/** One BM25 result of `LibraryStore.searchText`: the block, its document's first path, its score. */
+export interface TextCandidate {
+  block: Block;
+  /** The document's first path (in sort order), null for a document stored without one. */
+  path: string | null;
+  /** BM25, higher is better. */
+  score: number;
+}
+
+/** One result of `LibraryStore.rankText`: which block, without the block itself. */
+export interface RankedBlock {
+  docId: string;
+  ordinal: number;
+  score: number;
+}
+
+/** A search hit as `Library.search` returns it: a candidate plus a highlighted snippet. */
 export interface SearchHit {
   score: number;
   docId: string;
@@ -99,31 +117,95 @@ export interface StoreStats {
   parseCacheEntries: number;
 }
 
+/** A block as block iteration yields it: with its document's first path. */
+export type BlockWithPath = Block & { path: string | null };
+
 /**
- * The storage backend. SQLite is the embedded default; a Postgres backend implements the same
- * interface later. The Library speaks only this interface: no SQL outside the backend.
+ * What a store can do, for the code above it to adapt to (kysely's dialect-adapter flags). Only
+ * flags that something reads belong here.
+ */
+export interface StoreCapabilities {
+  /**
+   * True when overlapping write calls on this store handle are safe (a pool of connections, each
+   * write its own transaction). False (SQLite: one connection, one transaction at a time): the
+   * Library makes its writes take turns.
+   */
+  readonly concurrentWriters: boolean;
+}
+
+/**
+ * A plain, serialisable description of a store, enough to open the same store anywhere (another
+ * thread, another process): `{ kind: 'sqlite', file }`; each kind validates its own fields
+ * (src/store/registry.ts).
+ */
+export interface StoreSpec {
+  readonly kind: string;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The storage backend, all asynchronous (a server database cannot answer synchronously). SQLite is
+ * the embedded default (src/store/sqlite/); other backends implement the same interface and pass
+ * the same contract suite (test/store/contract.ts). Code above the store speaks only this
+ * interface: no SQL and no concrete store outside the backend.
+ *
+ * Writes are atomic per call: a call that fails leaves nothing of what it was writing. Whether
+ * write calls may overlap is `capabilities.concurrentWriters`.
  */
 export interface LibraryStore {
+  /** Where the data lives, for messages (a file path, a server address without credentials). */
   readonly location: string;
-  getSetting(key: string): string | undefined;
-  setSetting(key: string, value: string): void;
+  /** How to open this same store elsewhere; null when it cannot be (an in-memory database). */
+  readonly spec: StoreSpec | null;
+  readonly capabilities: StoreCapabilities;
 
-  pathRecord(path: string): PathRecord | undefined;
+  getSetting(key: string): Promise<string | undefined>;
+  setSetting(key: string, value: string): Promise<void>;
+
+  pathRecord(path: string): Promise<PathRecord | undefined>;
   /** The document stored for this content hash, if any. */
-  documentInfo(docId: string): { configHash: string } | undefined;
+  documentInfo(docId: string): Promise<{ configHash: string } | undefined>;
   /** Records that `path` now holds the (already stored) document `docId`; drops orphans. */
-  recordPath(record: PathRecord): { replacedDocId: string | null };
+  recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }>;
   /** Stores a document, its blocks, its path and its parse-cache entry in one transaction. */
-  writeDocument(write: DocumentWrite): { replacedDocId: string | null };
-  removeDocument(docId: string): boolean;
+  writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }>;
+  /** Deletes a document with its blocks, index rows, paths and parse-cache entries. */
+  removeDocument(docId: string): Promise<boolean>;
 
-  cachedParse(key: string): Document | undefined;
+  cachedParse(key: string): Promise<Document | undefined>;
 
-  listDocuments(): StoredDocument[];
-  getDocument(idOrPath: string): StoredDocument | undefined;
-  blocksOf(docId: string): Block[];
-  iterateBlocks(): IterableIterator<Block & { path: string | null }>;
-  search(query: string, k: number, filter?: SearchFilter): SearchHit[];
-  stats(): StoreStats;
-  close(): void;
+  listDocuments(): Promise<StoredDocument[]>;
+  /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
+  getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
+  blocksOf(docId: string): Promise<Block[]>;
+  /** Every block, by document id then ordinal, fetched in pages (memory stays bounded). */
+  iterateBlocks(): AsyncIterable<BlockWithPath>;
+
+  /**
+   * The best `k` blocks for `query` by BM25, best first, with every filter applied inside the store:
+   * `k` results of the filter whenever that many blocks match. Empty for a query with no searchable term.
+   */
+  searchText(query: string, k: number, filter?: SearchFilter): Promise<TextCandidate[]>;
+  /** The ranking of `searchText(query, k)` (same order, same scores) without loading the blocks. */
+  rankText(query: string, k: number): Promise<RankedBlock[]>;
+
+  stats(): Promise<StoreStats>;
+  close(): Promise<void>;
+}
+
+/** Options of opening a store that are not data (callbacks): they stay in the opening process. */
+export interface StoreOpenOptions {
+  /** Hears of a one-time re-indexing on upgrade (SQLite): blocks done of the total. */
+  onIndexRebuild?: (done: number, total: number) => void;
+}
+
+/**
+ * A kind of store, as the registry (src/store/registry.ts) knows it: its spec's schema and how to
+ * open one. A backend is a folder of like-named files (src/store/sqlite/) plus one registration.
+ */
+export interface StoreDefinition<S extends StoreSpec = StoreSpec> {
+  readonly kind: S['kind'];
+  /** Validates a plain object into this kind's spec (zod). */
+  readonly spec: z.ZodType<S>;
+  open(spec: S, options: StoreOpenOptions): Promise<LibraryStore>;
 }

@@ -11,8 +11,11 @@
  * - moved back before an opening quote/bracket UAX #29 glued to the previous sentence (“ in
  *   "。”“我…").
  * Blank lines and line breaks end sentences, except a line break that is clearly a soft wrap
- * (the line goes on in lower case, or a Chinese line ends with ，/、 and goes on).
+ * (the line goes on in lower case, or a Chinese line ends with ，/、 and goes on). A sentence never
+ * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts).
  */
+
+import { MathIndex } from './math.js';
 
 export interface Span {
   start: number;
@@ -61,7 +64,20 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
     start = s;
   }
   spans.push({ start, end: to });
-  return spans;
+  return spans.length > 1 && text.indexOf('$', from) >= 0 && text.indexOf('$', from) < to ? keepMathWhole(text, spans, from, to) : spans;
+}
+
+/** Merges sentences whose boundary falls inside an equation. */
+function keepMathWhole(text: string, spans: Span[], from: number, to: number): Span[] {
+  const math = new MathIndex(text, from, to);
+  if (math.spans.length === 0) return spans;
+  const out: Span[] = [];
+  for (const span of spans) {
+    const last = out[out.length - 1];
+    if (last && math.containing(last.end)) last.end = span.end;
+    else out.push({ ...span });
+  }
+  return out;
 }
 
 /** Scan state carried across runs so each lookup for ；/… scans the text once, forwards. */

@@ -105,6 +105,20 @@ describe('chisel: hand-worked vectors (positions traced in the comments)', () =>
     expect(chiselStrings(text, opts(10, 10))).toEqual([text]);
     expect(chiselStrings('', opts(600, 300))).toEqual([]);
   });
+
+  test('blank input, as llmware: whitespace-only and newline-only text is kept, windows and merges as for any text', () => {
+    // `while starter < len(text)`: nothing for '', one window otherwise; the whole text is shorter than L here.
+    expect(chiselStrings(' ', opts(600, 300))).toEqual([' ']);
+    expect(chiselStrings('\n\n\n', opts(600, 300))).toEqual(['\n\n\n']);
+    expect(chiselStrings(' \r\n \t', opts(600, 300))).toEqual([' \r\n \t']);
+    // Ten spaces, M=4, L=2: cuts at the last space of each window (3, 6, 9); the 1-space tail merges.
+    expect(chiselStrings(' '.repeat(10), opts(4, 2))).toEqual(['   ', '   ', '    ']);
+    // Newlines: a line break at the window's last position is a stop (3, 6), the 2-newline tail is L long.
+    expect(chiselStrings('\n'.repeat(8), opts(3, 2))).toEqual(['\n\n\n', '\n\n\n', '\n\n']);
+    for (const [text, M, L] of [[' '.repeat(10), 4, 2], ['\n'.repeat(8), 3, 2], ['\t\t\t', 2, 1]] as const) {
+      expect(chiselStrings(text, opts(M, L))).toEqual(referenceChisel(text, M, L));
+    }
+  });
 });
 
 describe('chisel: agrees with the literal reference', () => {
@@ -132,7 +146,7 @@ describe('chisel: chunker definition', () => {
     expect(() => chiselChunker.resolveOptions({ chunkSize: 5 })).toThrow(/unknown option/);
   });
 
-  test('chunkText: UTF-16 spans that slice back to the text, exact token counts; blank input gives nothing', () => {
+  test('chunkText: UTF-16 spans that slice back to the text, exact token counts; blank input as llmware', () => {
     const text = '😀 Emoji first. Then words and more words. 中文没有句点所以硬切。End.';
     const chunks = chiselChunker.chunkText(text, opts(20, 8), tokenizer);
     expect(chunks.map((c) => c.text)).toEqual(chiselStrings(text, opts(20, 8)));
@@ -143,7 +157,12 @@ describe('chisel: chunker definition', () => {
       expect(c.strategy).toBe('chisel');
     }
     expect(chunks.map((c) => c.text).join('')).toBe(text);
-    expect(chiselChunker.chunkText(' \n \r\n ', opts(600, 300), tokenizer)).toEqual([]);
+    expect(chiselChunker.chunkText('', opts(600, 300), tokenizer)).toEqual([]);
+    const [blank, ...none] = chiselChunker.chunkText(' \n \r\n ', opts(600, 300), tokenizer);
+    expect(none).toEqual([]);
+    expect([blank!.text, blank!.start, blank!.end, blank!.tokens]).toEqual([' \n \r\n ', 0, 6, tokenizer.count(' \n \r\n ')]);
+    const empty = buildDocument({ format: 'text', mime: 'text/plain', elements: [] }, { id: 'e', bytes: 0 });
+    expect(chiselChunker.chunkDocument(empty, opts(600, 300), tokenizer)).toEqual([]);
   });
 
   test('chunkDocument: canonical text as one string, heading path and pages from the overlapped elements', () => {

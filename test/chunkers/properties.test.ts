@@ -2,7 +2,9 @@
  * Invariants every strategy keeps, checked with fast-check on random mixed-script text:
  * exact token counts, offsets that round-trip, chunks in order, nothing lost (every visible
  * character lies in some chunk), nothing duplicated beyond the declared overlap, size limits,
- * no cut inside a surrogate pair or a grapheme, and no chunks (and no error) for blank input.
+ * no cut inside a surrogate pair or a grapheme, and for blank input no error and no chunks from
+ * Groundwork's own strategies, while `chisel` and `qwen` return what their originals return (llmware
+ * keeps whitespace-only text as one chunk; Qwen emits one marked chunk of the blank text).
  * `recursive` reproduces LangChain, which itself cuts surrogate pairs when it falls back to
  * splitting by code unit; that one property is waived for it (documented in docs/chunkers/recursive.md).
  */
@@ -35,17 +37,19 @@ interface Strategy {
   unit: 'tokens' | 'chars';
   graphemeSafe: boolean;
   surrogateSafe: boolean;
+  /** What blank (whitespace-only) input gives: nothing, or (chisel, as llmware) one chunk of all of it. */
+  blank: 'none' | 'whole';
 }
 
 const STRATEGIES: Record<string, Strategy> = {
-  structure: { options: { strategy: 'structure', chunkSize: 48 }, prefixed: true, maxSize: 48, overlap: 0, unit: 'tokens', graphemeSafe: true, surrogateSafe: true },
-  'recursive chars': { options: { strategy: 'recursive', chunkSize: 60, chunkOverlap: 12 }, prefixed: false, maxSize: 60, overlap: 12, unit: 'chars', graphemeSafe: false, surrogateSafe: false },
+  structure: { options: { strategy: 'structure', chunkSize: 48 }, prefixed: true, maxSize: 48, overlap: 0, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
+  'recursive chars': { options: { strategy: 'recursive', chunkSize: 60, chunkOverlap: 12 }, prefixed: false, maxSize: 60, overlap: 12, unit: 'chars', graphemeSafe: false, surrogateSafe: false, blank: 'none' },
   // LangChain measures each split on its own and sums (a surrogate half alone counts as a whole
   // token), so in token mode a merged chunk may count above chunkSize; parity keeps that.
-  'recursive tokens': { options: { strategy: 'recursive', chunkSize: 24, chunkOverlap: 6, lengthUnit: 'tokens' }, prefixed: false, overlap: 24, unit: 'tokens', graphemeSafe: false, surrogateSafe: false },
-  chisel: { options: { strategy: 'chisel', maxCharSize: 60, lookBackCharRange: 20 }, prefixed: false, overlap: 0, unit: 'chars', graphemeSafe: false, surrogateSafe: true },
-  sentence: { options: { strategy: 'sentence', chunkSize: 40, chunkOverlap: 10 }, prefixed: true, maxSize: 40, overlap: 10, unit: 'tokens', graphemeSafe: true, surrogateSafe: true },
-  token: { options: { strategy: 'token', chunkSize: 32, chunkOverlap: 8 }, prefixed: true, maxSize: 32, overlap: 8, unit: 'tokens', graphemeSafe: true, surrogateSafe: true },
+  'recursive tokens': { options: { strategy: 'recursive', chunkSize: 24, chunkOverlap: 6, lengthUnit: 'tokens' }, prefixed: false, overlap: 24, unit: 'tokens', graphemeSafe: false, surrogateSafe: false, blank: 'none' },
+  chisel: { options: { strategy: 'chisel', maxCharSize: 60, lookBackCharRange: 20 }, prefixed: false, overlap: 0, unit: 'chars', graphemeSafe: false, surrogateSafe: true, blank: 'whole' },
+  sentence: { options: { strategy: 'sentence', chunkSize: 40, chunkOverlap: 10 }, prefixed: true, maxSize: 40, overlap: 10, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
+  token: { options: { strategy: 'token', chunkSize: 32, chunkOverlap: 8 }, prefixed: true, maxSize: 32, overlap: 8, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
 };
 
 const tokenizer = getTokenizer('cl100k_base');
@@ -65,7 +69,7 @@ function size(text: string, unit: 'tokens' | 'chars'): number {
 }
 
 function checkInvariants(input: string, chunks: Chunk[], s: Strategy): void {
-  if (input.trim() === '') {
+  if (input.trim() === '' && s.blank === 'none') {
     expect(chunks).toEqual([]);
     return;
   }
@@ -112,9 +116,12 @@ describe.each(Object.entries(STRATEGIES))('%s: chunk invariants', (_name, strate
     );
   });
 
-  test('blank input gives no chunks and no error', () => {
-    for (const blank of ['', ' ', '\n\n\n', '\t \r\n ', '\u3000']) {
-      expect(chunkText(blank, strategy.options)).toEqual([]);
+  test(strategy.blank === 'none' ? 'blank input gives no chunks and no error' : 'blank input gives one chunk of all of it (empty input none), as the original', () => {
+    expect(chunkText('', strategy.options)).toEqual([]);
+    for (const blank of [' ', '\n\n\n', '\t \r\n ', '\u3000']) {
+      const chunks = chunkText(blank, strategy.options);
+      if (strategy.blank === 'none') expect(chunks).toEqual([]);
+      else expect(chunks.map((c) => [c.text, c.start, c.end])).toEqual([[blank, 0, blank.length]]);
     }
   });
 });
@@ -125,7 +132,12 @@ describe('qwen: counts and blank input', () => {
     fc.assert(
       fc.property(mixedText, (input) => {
         const chunks = chunkText(input, { strategy: 'qwen', parserPageSize: 40 });
-        if (input.trim() === '') expect(chunks).toEqual([]);
+        // Blank text is one marked chunk of it, as Qwen's format_docs + split_doc_to_chunk give (none
+        // when it is longer than a chunk: its sentences are all blank, and blank sentences are skipped).
+        if (input.trim() === '') {
+          expect(chunks.length).toBeLessThanOrEqual(1);
+          if (chunks.length === 1) expect(chunks[0]!.text).toBe(`[page: 0]\n${input}`);
+        }
         for (const c of chunks) {
           expect(c.tokens).toBe(qwen.count(c.text));
           expect(c.chars).toBe(c.text.length);

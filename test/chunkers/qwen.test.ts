@@ -130,10 +130,23 @@ describe('qwen: chunkText as BaseSearch.format_docs (page 0, one paragraph), han
     ]);
   });
 
-  test('blank input gives no chunks; a short text is still one marked chunk (no maxRefToken shortcut)', () => {
-    expect(qwenText(' \n\t ', 500)).toEqual([]);
-    expect(qwenText('', 500)).toEqual([]);
+  test('blank input, as Qwen: format_docs makes it one paragraph on page 0, split_doc_to_chunk emits it marked', () => {
+    // '' counts 0 tokens, fits, and is emitted: "[page: 0]" + "\n" + "" with token 0.
+    expect(qwenText('', 500).map((c) => [c.text, c.qwenTokens, c.start, c.end])).toEqual([['[page: 0]\n', 0, 0, 0]]);
+    expect(qwenText(' \n\t ', 500).map((c) => [c.text, c.qwenTokens, c.start, c.end])).toEqual([['[page: 0]\n \n\t ', 4, 0, 4]]);
+    expect(qwenText('\n\n', 500).map((c) => [c.text, c.qwenTokens])).toEqual([['[page: 0]\n\n\n', 2]]);
+    // Longer than a chunk: the sentence path skips blank sentences, so nothing is left.
+    expect(qwenText(' '.repeat(10), 4)).toEqual([]);
     expect(qwenText('Short text.', 500).map((c) => c.text)).toEqual(['[page: 0]\nShort text.']);
+  });
+
+  test('a blank document, with or without pages, is one empty chunk of token 0 (the maxRefToken shortcut)', () => {
+    const text = buildDocument({ format: 'text', mime: 'text/plain', elements: [] }, { id: 't', bytes: 0 });
+    const paged = buildDocument({ format: 'pdf', mime: 'application/pdf', pageCount: 3, elements: [{ kind: 'page-furniture', text: 'Page 1', page: 1 }] }, { id: 'p', bytes: 0 });
+    for (const doc of [text, paged]) {
+      const chunks = qwenChunker.chunkDocument(doc, { parserPageSize: 500, maxRefToken: 20000 }, byteTokenizer) as QwenChunk[];
+      expect(chunks.map((c) => [c.text, c.qwenTokens, c.start, c.end])).toEqual([['', 0, 0, 0]]);
+    }
   });
 });
 
@@ -261,6 +274,23 @@ describe('qwen: chunkDocument', () => {
       [3, 3, 'text'],
     ]);
     expect(chunks[1]!.headingPath).toEqual(['Report']);
+  });
+
+  test('a comment keeps its label (who, on what) in the paragraph Qwen gets', () => {
+    const pptx = buildDocument(
+      {
+        format: 'pptx',
+        mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+        pageCount: 1,
+        elements: [
+          { kind: 'paragraph', text: 'Ship it', page: 1, slide: 1 },
+          { kind: 'comment', text: 'Which date?', comment: { author: 'Ann' }, page: 1, slide: 1 },
+        ],
+      },
+      { id: 'z', bytes: 0 },
+    );
+    const chunks = qwenChunker.chunkDocument(pptx, { parserPageSize: 500, maxRefToken: 0 }, byteTokenizer) as QwenChunk[];
+    expect(chunks.map((c) => c.text)).toEqual(['[page: 1]\nShip it\n[Comment by Ann, on slide 1] Which date?']);
   });
 
   test('options: defaults, validation, Qwen vocabulary by default', () => {

@@ -233,6 +233,23 @@ describe('structure: documents', () => {
     expect(holder(chunks, items[0]!.start, items[3]!.end)).toBeDefined();
   });
 
+  test('a comment thread stays with the paragraph it annotates when they fit a chunk together', () => {
+    const comment = (text: string, reply = false): ElementDraft => ({ kind: 'comment', text, comment: { author: reply ? 'Bo' : 'Ann', ...(reply && { reply: true }) } });
+    const d = doc([
+      { kind: 'paragraph', text: paragraph(0, 4) },
+      { kind: 'paragraph', text: paragraph(4, 3) },
+      comment(sentence(20)),
+      comment(sentence(21), true),
+      { kind: 'paragraph', text: paragraph(8, 3) },
+    ]);
+    const chunks = chunkDoc(d, { chunkSize: 140, minChunkSize: 0 });
+    checkChunks(d.canonical, chunks, { chunkSize: 140, minChunkSize: 0 });
+    const [, anchor, first, reply] = d.elements;
+    expect(holder(chunks, anchor!.start, reply!.end)).toBeDefined();
+    expect(holder(chunks, first!.start, first!.end)!.text).toContain('[Comment by Ann] Sentence number 20');
+    expect(chunks.every((c) => c.kind === 'text')).toBe(true);
+  });
+
   test('a table splits by rows with the header repeated in the prefix, not in the span', () => {
     const rows = [
       [{ text: 'Part' }, { text: 'Count' }, { text: 'Notes' }],
@@ -564,6 +581,7 @@ describe('structure: chunkText', () => {
       fc.record({ kind: fc.constantFrom('paragraph' as const, 'list-item' as const, 'quote' as const), text: fc.integer({ min: 1, max: 30 }).map((n) => paragraph(n, n % 7)) }),
       fc.record({ kind: fc.constant('code' as const), text: fc.integer({ min: 1, max: 40 }).map((n) => Array.from({ length: n }, (_, i) => `line(${i});`).join('\n')) }),
       fc.record({ kind: fc.constant('turn' as const), speaker: fc.constantFrom('A', 'B'), text: fc.integer({ min: 1, max: 9 }).map((n) => paragraph(n, n)) }),
+      fc.record({ kind: fc.constant('comment' as const), comment: fc.record({ author: fc.constantFrom('Ann', '李'), reply: fc.boolean() }), text: fc.integer({ min: 1, max: 12 }).map((n) => paragraph(n, n % 5 + 1)) }),
       fc.integer({ min: 1, max: 25 }).map(
         (n): ElementDraft => ({
           kind: 'table',

@@ -41,9 +41,9 @@ function writeDataset(): string {
 describe('evaluate on an inline dataset', () => {
   const dataset = loadDataset(writeDataset());
 
-  test('finds the answerable questions, lists the unanswerable one as a miss', () => {
+  test('finds the answerable questions, lists the unanswerable one as a miss', async () => {
     const configs = [parseStrategySpec('structure'), parseStrategySpec('recursive:chunkSize=80,chunkOverlap=0')];
-    const runs = evaluate(dataset, dataset.questions, configs, { k: 1, budget: 1000 });
+    const runs = await evaluate(dataset, dataset.questions, configs, { k: 1, budget: 1000 });
     for (const { result } of runs) {
       expect(result.questions).toBe(4);
       expect(result.hitAtK).toBe(0.75);
@@ -60,10 +60,10 @@ describe('evaluate on an inline dataset', () => {
     expect(misses[0]!.terms).toEqual(['zebra', 'quagga', 'okapi']);
   });
 
-  test('the same inputs give the same numbers; sampling is by seed', () => {
+  test('the same inputs give the same numbers; sampling is by seed', async () => {
     const config = [parseStrategySpec('structure:chunkSize=32')];
-    const a = evaluate(dataset, dataset.questions, config, { k: 2, budget: 50 });
-    const b = evaluate(dataset, dataset.questions, config, { k: 2, budget: 50 });
+    const a = await evaluate(dataset, dataset.questions, config, { k: 2, budget: 50 });
+    const b = await evaluate(dataset, dataset.questions, config, { k: 2, budget: 50 });
     expect({ ...a[0]!.result, seconds: 0 }).toEqual({ ...b[0]!.result, seconds: 0 });
     const s1 = sampleQuestions(dataset.questions, 2, 'x').map((q) => q.id);
     expect(sampleQuestions(dataset.questions, 2, 'x').map((q) => q.id)).toEqual(s1);
@@ -71,14 +71,14 @@ describe('evaluate on an inline dataset', () => {
     expect(sampleQuestions(dataset.questions, 10, 'x').length).toBe(4);
   });
 
-  test('tune: unit lengths, a grid, a recommendation with its reason', () => {
+  test('tune: unit lengths, a grid, a recommendation with its reason', async () => {
     const lengths = unitLengths(dataset.documents.map((d) => unitSourceFromText(d.text)));
     expect(lengths.map((l) => [l.kind, l.count])).toEqual([
       ['sections', 3],
       ['paragraphs', 6],
       ['tables', 0],
     ]);
-    const grid = runGrid(dataset, dataset.questions, { k: 1, budget: 1000, grid: [16, 64] });
+    const grid = await runGrid(dataset, dataset.questions, { k: 1, budget: 1000, grid: [16, 64] });
     expect(grid.map((g) => g.chunkSize)).toEqual([16, 64]);
     const rec = recommend(lengths, grid, [16, 64]);
     expect(rec.fromUnitsOnly).toBe(false);
@@ -88,7 +88,7 @@ describe('evaluate on an inline dataset', () => {
     expect(alone.reason).toContain('no questions');
   });
 
-  test("structure's overlap counts as covered: [contextStart, end) holds evidence that straddles a boundary", () => {
+  test("structure's overlap counts as covered: [contextStart, end) holds evidence that straddles a boundary", async () => {
     const words = ['amber', 'basalt', 'cobalt', 'dolomite', 'emerald', 'feldspar', 'garnet', 'hematite', 'jasper', 'kyanite', 'lazurite', 'malachite', 'nephrite', 'obsidian', 'pyrite', 'quartz', 'rhodonite', 'sapphire', 'topaz', 'zircon'];
     const text = words.map((w, i) => `Shelf ${i + 1} of the museum keeps a polished ${w} sample.`).join(' ') + '\n';
     const spec = 'structure:chunkSize=48,targetSize=32,chunkOverlap=16';
@@ -105,7 +105,7 @@ describe('evaluate on an inline dataset', () => {
     mkdirSync(join(dir, 'corpus'));
     writeFileSync(join(dir, 'corpus', 'museum.md'), text);
     writeFileSync(join(dir, 'questions.jsonl'), JSON.stringify({ id: 'q', question: `Which shelf keeps the ${bodyWord}?`, doc: 'museum.md', answer: '', spans }) + '\n');
-    const [run] = evaluate(loadDataset(dir), loadDataset(dir).questions, [config], { k: 1, budget: 1000 });
+    const [run] = await evaluate(loadDataset(dir), loadDataset(dir).questions, [config], { k: 1, budget: 1000 });
     expect(run!.result).toMatchObject({ hitAtK: 1, hitAtBudget: 1, mrr: 1, recall: 1 });
   });
 });
@@ -137,11 +137,11 @@ describe('strategy specs and baselines', () => {
 const xquad = join(evalDir, 'xquad-en');
 
 describe.skipIf(!hasShared || !existsSync(xquad))('end to end on 50 questions of xquad-en', () => {
-  test('every baseline scores, sizes differ as configured', () => {
+  test('every baseline scores, sizes differ as configured', async () => {
     const dataset = loadDataset(xquad);
     const questions = sampleQuestions(dataset.questions, 50, 'groundwork');
     expect(questions.length).toBe(50);
-    const runs = evaluate(dataset, questions, baselineConfigs(), { k: 5, budget: 1000 });
+    const runs = await evaluate(dataset, questions, baselineConfigs(), { k: 5, budget: 1000 });
     const byLabel = new Map(runs.map((r) => [r.label, r.result]));
     for (const r of byLabel.values()) {
       expect(r.questions).toBe(50);

@@ -37,13 +37,13 @@ describe.skipIf(!hasShared)('ingesting the adversarial corpus', () => {
       const rssGrowth = process.memoryUsage().rss - rssBefore;
       const outcome = new Map<string, string>();
       for (const r of report.rejected) outcome.set(basename(r.path), r.code);
-      for (const doc of lib.documents()) for (const p of doc.paths) if (!p.includes('#')) outcome.set(basename(p), 'stored');
+      for (const doc of await lib.documents()) for (const p of doc.paths) if (!p.includes('#')) outcome.set(basename(p), 'stored');
       expect(Object.fromEntries(outcome)).toEqual(EXPECTED);
       for (const r of report.rejected) expect(r.reason).toContain(basename(r.path));
       // Bombs are refused before inflating: nothing near their 100-629 MB reaches memory.
       expect(rssGrowth).toBeLessThan(400 * 1024 * 1024);
     } finally {
-      lib.close();
+      await lib.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

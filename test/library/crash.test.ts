@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import { Library } from '../../src/library/library.js';
-import { indexedRowCount } from '../../src/store/sqlite-fts.js';
+import { indexedRowCount } from '../../src/store/sqlite/sqlite-fts.js';
 import { projectRoot } from '../helpers.js';
 
 const WORDS = 'budget review contract delivery invoice payment schedule warranty clause party notice term renewal audit'.split(' ');
@@ -92,7 +92,7 @@ describe('crash safety', () => {
     let finished = false;
     void child.then(() => (finished = true));
     while (!finished && Date.now() < deadline) {
-      const hits = reader.search('warranty 合同', { k: 5 });
+      const hits = await reader.search('warranty 合同', { k: 5 });
       searches++;
       if (hits.length > 0) nonEmpty++;
       await new Promise((r) => setTimeout(r, 20));
@@ -100,7 +100,7 @@ describe('crash safety', () => {
     await child;
     expect(searches).toBeGreaterThan(3);
     expect(nonEmpty).toBeGreaterThan(0);
-    expect(reader.search('warranty', { k: 5 }).length).toBe(5);
-    reader.close();
+    expect((await reader.search('warranty', { k: 5 })).length).toBe(5);
+    await reader.close();
   });
 });

@@ -8,4 +8,4 @@ const report = await lib.addFiles(folder!, {
   onProgress: (p) => process.stdout.write(`done ${p.filesDone}\n`),
 });
 process.stdout.write(`report ${JSON.stringify(report)}\n`);
-lib.close();
+await lib.close();

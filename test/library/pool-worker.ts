@@ -5,6 +5,9 @@ import { serveTasks } from '../../src/library/task-host.js';
  * process (run forever, fill the JS heap, grow WASM memory past the heap limit, crash natively,
  * ask the parent for its turn) so the pool's limits are tested on real process behaviour.
  */
+/** The project compiles without the DOM lib, which declares WebAssembly. */
+const Wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { grow(pages: number): number; buffer: ArrayBuffer } } }).WebAssembly;
+
 export type PoolTestTask = { kind: 'echo'; value: number } | { kind: 'spin' } | { kind: 'heap' } | { kind: 'wasm' } | { kind: 'abort' } | { kind: 'ask' } | { kind: 'throw' };
 
 serveTasks<PoolTestTask, { value: number; pid: number }>(async (task, ctx) => {
@@ -19,7 +22,7 @@ serveTasks<PoolTestTask, { value: number; pid: number }>(async (task, ctx) => {
     }
     case 'wasm': {
       // Outside the V8 heap, as PDFium's memory is.
-      const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+      const memory = new Wasm.Memory({ initial: 1, maximum: 65536 });
       for (;;) {
         memory.grow(256);
         new Uint8Array(memory.buffer).fill(1);

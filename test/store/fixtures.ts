@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { Document } from '../../src/document/types.js';
 import { blockIndexText } from '../../src/search/analyze.js';
-import { MIGRATIONS } from '../../src/store/sqlite-schema.js';
+import { MIGRATIONS } from '../../src/store/sqlite/sqlite-schema.js';
 import type { Block, DocumentWrite } from '../../src/store/types.js';
 
 const dirs: string[] = [];

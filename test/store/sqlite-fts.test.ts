@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { blockIndexText, queryTerms } from '../../src/search/analyze.js';
-import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
-import { columnWeights, indexedRowCount, LENGTH_BOUNDS, LENGTH_COLUMNS, lengthColumn, MIN_ROW_TOKENS, termCount } from '../../src/store/sqlite-fts.js';
-import { REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
+import { columnWeights, indexedRowCount, LENGTH_BOUNDS, LENGTH_COLUMNS, lengthColumn, MIN_ROW_TOKENS, termCount } from '../../src/store/sqlite/sqlite-fts.js';
+import { REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite/sqlite-schema.js';
+import { termStatsOf } from '../../src/store/sqlite/sqlite-search.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { documentWrite, legacyLibrary, libraryFile } from './fixtures.js';
 
 /** BM25 as FTS5 defines it (k1 1.2, b 0.75, IDF floored at 1e-6), over every block of a library. */
@@ -80,18 +81,18 @@ describe('BM25 from length columns', () => {
   // Lengths in distinct columns, so each column's mean is its blocks' length and scores are exact.
   const lengths = [12, 30, 48, 64, 96, 150];
 
-  test('scores equal FTS5-defined BM25 with document lengths, short (padded) and long blocks alike', () => {
+  test('scores equal FTS5-defined BM25 with document lengths, short (padded) and long blocks alike', async () => {
     expect(new Set(lengths.map(lengthColumn)).size).toBe(lengths.length);
     const file = libraryFile();
     const store = new SqliteStore(file);
     const texts = lengths.flatMap((terms) => [0, 1, 2, 3].map((seed) => blockOf(terms, seed + terms)));
     // The first block also carries the heading path ['Intro']: one term fewer keeps its length.
     texts[0] = blockOf(lengths[0]! - 1, 99);
-    store.writeDocument(documentWrite('mixed', texts));
+    await store.writeDocument(documentWrite('mixed', texts));
     const bodies = indexedBodies(file);
     for (const query of ['river bank', 'lantern orchard meadow', 'glacier', 'stone quarry valley summit']) {
       const expected = referenceScores(bodies, searchedTerms(file, query));
-      const hits = store.search(query, 50);
+      const hits = await store.searchText(query, 50);
       expect(hits.length).toBe(expected.size);
       const db = new Database(file, { readonly: true });
       const rowidOf = db.prepare('SELECT rowid FROM blocks WHERE id = ?').pluck();
@@ -101,17 +102,17 @@ describe('BM25 from length columns', () => {
       }
       db.close();
     }
-    store.close();
+    await store.close();
   });
 
-  test('a block of mixed length in a column is ranked by its column mean: close to exact BM25', () => {
+  test('a block of mixed length in a column is ranked by its column mean: close to exact BM25', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
     const texts = Array.from({ length: 60 }, (_, i) => blockOf(20 + ((i * 37) % 120), i));
-    store.writeDocument(documentWrite('varied', texts));
+    await store.writeDocument(documentWrite('varied', texts));
     const bodies = indexedBodies(file);
     const expected = referenceScores(bodies, searchedTerms(file, 'harbour lantern'));
-    for (const hit of store.search('harbour lantern', 20)) {
+    for (const hit of await store.searchText('harbour lantern', 20)) {
       const db = new Database(file, { readonly: true });
       const rowid = db.prepare('SELECT rowid FROM blocks WHERE id = ?').pluck().get(hit.block.id) as number;
       db.close();
@@ -119,7 +120,7 @@ describe('BM25 from length columns', () => {
       // Columns are at most 1.25x wide: the length normaliser is off by at most ~12%.
       expect(Math.abs(hit.score - want) / want).toBeLessThan(0.12);
     }
-    store.close();
+    await store.close();
   });
 });
 
@@ -138,13 +139,13 @@ describe('index upkeep', () => {
     return { stored, rebuilt, lengths, rows };
   }
 
-  test('writes, re-chunks and removals leave the index, term_df and length statistics consistent', () => {
+  test('writes, re-chunks and removals leave the index, term_df and length statistics consistent', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
-    store.writeDocument(documentWrite('a', [blockOf(5, 1), blockOf(40, 2), blockOf(200, 3)]));
-    store.writeDocument(documentWrite('b', [blockOf(10, 4), '长江大桥 water']));
-    store.writeDocument(documentWrite('a', [blockOf(60, 5)], { configHash: 'other' }));
-    store.removeDocument('doc-b');
+    await store.writeDocument(documentWrite('a', [blockOf(5, 1), blockOf(40, 2), blockOf(200, 3)]));
+    await store.writeDocument(documentWrite('b', [blockOf(10, 4), '长江大桥 water']));
+    await store.writeDocument(documentWrite('a', [blockOf(60, 5)], { configHash: 'other' }));
+    await store.removeDocument('doc-b');
     const { stored, rebuilt, lengths, rows } = snapshot(file);
     expect(stored).toEqual(rebuilt);
     expect(rows).toBe(1);
@@ -153,53 +154,53 @@ describe('index upkeep', () => {
       { col: lengthColumn(terms), blocks: 1, terms },
       { col: 1000, blocks: 0, terms: Math.max(terms, MIN_ROW_TOKENS) },
     ]);
-    expect(store.search('长江', 5)).toEqual([]);
-    store.close();
+    expect(await store.searchText('长江', 5)).toEqual([]);
+    await store.close();
   });
 
-  test('a library with the previous index layout is migrated and searches the same blocks', () => {
+  test('a library with the previous index layout is migrated and searches the same blocks', async () => {
     const file = libraryFile();
     legacyLibrary(file, 2, ['alpha beta', 'beta gamma', 'beta']);
 
     const store = new SqliteStore(file);
-    expect(store.search('gamma', 5).map((h) => h.block.id)).toEqual(['b1']);
-    expect(store.search('beta', 5)).toHaveLength(3);
-    store.close();
+    expect((await store.searchText('gamma', 5)).map((h) => h.block.id)).toEqual(['b1']);
+    expect(await store.searchText('beta', 5)).toHaveLength(3);
+    await store.close();
     const migrated = new Database(file, { readonly: true });
     expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(indexedRowCount(migrated)).toBe(3);
     migrated.close();
   });
 
-  test('the re-indexing of an upgrade reports its progress, from 0 to every block', () => {
+  test('the re-indexing of an upgrade reports its progress, from 0 to every block', async () => {
     const file = libraryFile();
     legacyLibrary(file, 2, ['alpha beta', 'beta gamma', 'beta']);
     const reports: [number, number][] = [];
     const store = new SqliteStore(file, { onIndexRebuild: (done, total) => reports.push([done, total]) });
-    store.close();
+    await store.close();
     expect(reports[0]).toEqual([0, 3]);
     expect(reports[reports.length - 1]).toEqual([3, 3]);
     // A new library has nothing to re-index and says nothing.
     const fresh: [number, number][] = [];
-    new SqliteStore(libraryFile(), { onIndexRebuild: (done, total) => fresh.push([done, total]) }).close();
+    await new SqliteStore(libraryFile(), { onIndexRebuild: (done, total) => fresh.push([done, total]) }).close();
     expect(fresh).toEqual([]);
     // Opened again, nothing is left to upgrade.
     const again: [number, number][] = [];
-    new SqliteStore(file, { onIndexRebuild: (done, total) => again.push([done, total]) }).close();
+    await new SqliteStore(file, { onIndexRebuild: (done, total) => again.push([done, total]) }).close();
     expect(again).toEqual([]);
   });
 
-  test('an index written by another analyzer version is rebuilt when the library is opened', () => {
+  test('an index written by another analyzer version is rebuilt when the library is opened', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
-    store.writeDocument(documentWrite('a', [blockOf(30, 1), 'orchard meadow']));
-    store.close();
+    await store.writeDocument(documentWrite('a', [blockOf(30, 1), 'orchard meadow']));
+    await store.close();
     const db = new Database(file);
     // Simulate an index whose terms no longer match: empty it and mark it as built by another analyzer.
     db.exec("INSERT INTO blocks_fts(blocks_fts) VALUES ('delete-all'); UPDATE settings SET value = 'old' WHERE key = 'index.analyzer'");
     db.close();
     const reopened = new SqliteStore(file);
-    expect(reopened.search('orchard meadow', 5).map((h) => h.block.text)[0]).toBe('orchard meadow');
-    reopened.close();
+    expect((await reopened.searchText('orchard meadow', 5)).map((h) => h.block.text)[0]).toBe('orchard meadow');
+    await reopened.close();
   });
 });

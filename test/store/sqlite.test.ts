@@ -1,9 +1,17 @@
 import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { SqliteStore, termStatsOf } from '../../src/store/sqlite.js';
-import { MIGRATIONS, REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
-import type { SearchFilter } from '../../src/store/types.js';
+import { isGroundworkError } from '../../src/errors.js';
+import { openStore } from '../../src/store/registry.js';
+import { MIGRATIONS, REBUILD_TERM_STATS, SCHEMA_VERSION } from '../../src/store/sqlite/sqlite-schema.js';
+import { termStatsOf } from '../../src/store/sqlite/sqlite-search.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { runStoreContract } from './contract.js';
 import { documentWrite, legacyLibrary, libraryFile } from './fixtures.js';
+
+runStoreContract({ name: 'sqlite file', newStore: () => openStore({ kind: 'sqlite', file: libraryFile() }) });
+// A handle the caller opened, in memory: no second connection, no spec to reopen it from.
+runStoreContract({ name: 'sqlite in-memory handle', newStore: async () => new SqliteStore(new Database(':memory:')) });
 
 /** term_df and the block count as stored, and as recomputed from the FTS index itself. */
 function termStatsSnapshot(file: string): { stored: Record<string, number>; rebuilt: Record<string, number> } {
@@ -22,11 +30,11 @@ function termStatsSnapshot(file: string): { stored: Record<string, number>; rebu
 }
 
 describe('term statistics', () => {
-  test('writes, re-chunks and removals keep term_df equal to the index', () => {
+  test('writes, re-chunks and removals keep term_df equal to the index', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
-    store.writeDocument(documentWrite('a', ['Running rivers of 长江', 'The river runs north', 'Mountains only']));
-    store.writeDocument(documentWrite('b', ['长江 and the Yellow River']));
+    await store.writeDocument(documentWrite('a', ['Running rivers of 长江', 'The river runs north', 'Mountains only']));
+    await store.writeDocument(documentWrite('b', ['长江 and the Yellow River']));
     let { stored, rebuilt } = termStatsSnapshot(file);
     expect(stored).toEqual(rebuilt);
     expect(stored.river).toBe(3);
@@ -34,25 +42,25 @@ describe('term statistics', () => {
     expect(stored['<blocks>']).toBe(4);
 
     // Re-chunking a document replaces its blocks: its old terms leave, its new ones arrive.
-    store.writeDocument(documentWrite('a', ['Glaciers and rivers'], { configHash: 'other' }));
+    await store.writeDocument(documentWrite('a', ['Glaciers and rivers'], { configHash: 'other' }));
     ({ stored, rebuilt } = termStatsSnapshot(file));
     expect(stored).toEqual(rebuilt);
     expect(stored.run).toBeUndefined();
     expect(stored['<blocks>']).toBe(2);
 
-    expect(store.removeDocument('doc-b')).toBe(true);
+    expect(await store.removeDocument('doc-b')).toBe(true);
     ({ stored, rebuilt } = termStatsSnapshot(file));
     expect(stored).toEqual(rebuilt);
     expect(stored['长江']).toBeUndefined();
     expect(stored['<blocks>']).toBe(1);
-    store.close();
+    await store.close();
   });
 
-  test('a library from before term_df is backfilled when opened', () => {
+  test('a library from before term_df is backfilled when opened', async () => {
     const file = libraryFile();
     legacyLibrary(file, 1, ['alpha beta', 'beta gamma', 'beta']);
 
-    new SqliteStore(file).close();
+    await new SqliteStore(file).close();
     const migrated = new Database(file, { readonly: true });
     expect(migrated.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     const stats = termStatsOf(migrated)!;
@@ -73,44 +81,42 @@ describe('term statistics', () => {
   });
 });
 
-describe('search', () => {
-  // Many strong "needle" blocks in one document push the other document's weak ones far down the
-  // ranking, past the candidates a filtered search looks at first.
-  function crowdedLibrary(): SqliteStore {
+describe('the SQLite store', () => {
+  test('iteration reads one snapshot: a write on the store meanwhile is not half seen', async () => {
     const store = new SqliteStore(libraryFile());
-    const crowd = Array.from({ length: 300 }, (_, i) => `needle needle needle haystack ${i}`);
-    store.writeDocument(documentWrite('crowd', crowd));
-    store.writeDocument(documentWrite('sparse', ['a needle in a very long paragraph about hay, straw, barns, fields and farms', 'nothing here'], { format: 'pdf' }));
-    return store;
-  }
-
-  test('ranks best first and returns k hits with provenance and snippets', () => {
-    const store = crowdedLibrary();
-    const hits = store.search('needle', 5);
-    expect(hits).toHaveLength(5);
-    expect(hits.every((h) => h.docId === 'doc-crowd' && h.path === '/docs/crowd.md')).toBe(true);
-    for (let i = 1; i < hits.length; i++) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
-    expect(hits[0]!.snippet).toContain('«needle»');
-    store.close();
-  });
-
-  test('filters find hits ranked below the first candidates', () => {
-    const store = crowdedLibrary();
-    const filters: SearchFilter[] = [{ docId: 'doc-sparse' }, { format: 'pdf' }, { path: '/docs/sparse*' }];
-    for (const filter of filters) {
-      const hits = store.search('needle', 3, filter);
-      expect(hits.map((h) => h.block.text)).toEqual(['a needle in a very long paragraph about hay, straw, barns, fields and farms']);
+    await store.writeDocument(documentWrite('a', Array.from({ length: 1200 }, (_, i) => `old block ${i}`)));
+    const seen: string[] = [];
+    for await (const block of store.iterateBlocks()) {
+      // Re-chunked after the first page was read: the rest of the iteration still sees the old blocks.
+      if (seen.length === 0) await store.writeDocument(documentWrite('a', ['new block'], { configHash: 'other' }));
+      seen.push(block.text);
     }
-    expect(store.search('needle', 3, { docId: 'doc-crowd', pageFrom: 10, pageTo: 11 }).map((h) => h.block.ordinal)).toEqual([9, 10]);
-    expect(store.search('needle', 3, { path: '/nowhere/**' })).toEqual([]);
-    store.close();
+    expect(seen).toHaveLength(1200);
+    expect(seen.every((t) => t.startsWith('old block'))).toBe(true);
+    expect((await store.blocksOf('doc-a')).map((b) => b.text)).toEqual(['new block']);
+    await store.close();
   });
 
-  test('a filtered search agrees with the unfiltered ranking', () => {
-    const store = crowdedLibrary();
-    const all = store.search('needle haystack 7', 400);
-    const filtered = store.search('needle haystack 7', 4, { docId: 'doc-crowd' });
-    expect(filtered.map((h) => h.block.id)).toEqual(all.filter((h) => h.docId === 'doc-crowd').slice(0, 4).map((h) => h.block.id));
-    store.close();
+  test('a handle given to the store is migrated and owned by it; its spec names its file', async () => {
+    const file = libraryFile();
+    const db = new Database(file);
+    const store = new SqliteStore(db);
+    expect(store.spec).toEqual({ kind: 'sqlite', file });
+    expect(store.capabilities).toEqual({ concurrentWriters: false });
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    await store.close();
+    expect(db.open).toBe(false);
+  });
+
+  test('a library from a newer Groundwork is refused with UNSUPPORTED, and a file that is no database with IO or CORRUPT', async () => {
+    const file = libraryFile();
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const newer = await openStore({ kind: 'sqlite', file }).catch((e: unknown) => e);
+    expect(isGroundworkError(newer) && newer.code).toBe('UNSUPPORTED');
+    const junk = libraryFile();
+    writeFileSync(junk, 'this is not a database, only some text that is long enough to be read as a header '.repeat(20));
+    await expect(openStore({ kind: 'sqlite', file: junk })).rejects.toThrow();
   });
 });

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { blockIndexText } from '../search/analyze.js';
+import { blockIndexText } from '../../search/analyze.js';
 
 /**
  * The layout of the full-text index and the BM25 ranking over it.

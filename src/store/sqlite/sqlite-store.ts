@@ -1,49 +1,84 @@
 import Database from 'better-sqlite3';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import picomatch from 'picomatch';
-import type { Document } from '../document/types.js';
-import { GroundworkError } from '../errors.js';
-import { ANALYZER_VERSION, blockIndexText, ftsQuery, type TermStats } from '../search/analyze.js';
-import { Highlighter } from '../search/snippet.js';
-import { columnWeights, FtsIndexWriter, lengthStatsReader, rankFunction, rebuildIndex, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
+import { z } from 'zod';
+import type { Document } from '../../document/types.js';
+import { GroundworkError } from '../../errors.js';
+import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
+import type {
+  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
+} from '../types.js';
+import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
-import type { Block, DocumentWrite, LibraryStore, PathRecord, SearchFilter, SearchHit, StoreStats, StoredDocument } from './types.js';
+import { SqliteSearch } from './sqlite-search.js';
 
 type Row = Record<string, any>;
 
-/** The embedded backend: one SQLite file in WAL mode (readers never wait for the writer). */
+/** How a SQLite store is named in a spec: the database file. */
+export const sqliteStoreSpec = z.strictObject({
+  kind: z.literal('sqlite'),
+  /** The database file (created with the schema when missing). */
+  file: z.string().min(1),
+});
+export type SqliteStoreSpec = z.infer<typeof sqliteStoreSpec>;
+
+export interface SqliteStoreOptions {
+  /**
+   * Hears of the one-time re-indexing of every block when an older library is upgraded or its
+   * analyzer changed (minutes for a million blocks): blocks done of the total.
+   */
+  onIndexRebuild?: IndexProgress;
+}
+
+/** Rows per page of block iteration. */
+const BLOCK_PAGE = 512;
+
+/**
+ * The embedded backend: one SQLite file in WAL mode (readers never wait for the writer). better-sqlite3
+ * answers synchronously; the methods are asynchronous only to share the interface with server
+ * databases. One connection runs one transaction at a time, hence `concurrentWriters: false`.
+ */
 export class SqliteStore implements LibraryStore {
   readonly location: string;
+  readonly spec: SqliteStoreSpec | null;
+  readonly capabilities: StoreCapabilities = { concurrentWriters: false };
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
-  private readonly termStats: TermStats | undefined;
-  private readonly lengthStats: () => LengthStats;
+  private readonly search: SqliteSearch;
   private indexWriter: FtsIndexWriter | undefined;
-  private readonly statements = new Map<string, Database.Statement>();
 
   /**
-   * `onIndexRebuild` hears of the one-time re-indexing of every block when an older library is
-   * upgraded or its analyzer changed (minutes for a million blocks): blocks done of the total.
+   * Opens the library database `file` (created and migrated as needed), or takes over an open
+   * better-sqlite3 handle (migrated the same way, closed by `close()`).
    */
-  constructor(file: string, options: { readonly?: boolean; onIndexRebuild?: IndexProgress } = {}) {
-    this.location = file;
-    try {
-      this.db = new Database(file, { readonly: options.readonly ?? false });
-    } catch (cause) {
-      throw new GroundworkError('IO', `cannot open the library database: ${(cause as Error).message}`, { file, cause });
+  constructor(database: string | Database.Database, options: SqliteStoreOptions = {}) {
+    if (typeof database === 'string') {
+      try {
+        this.db = new Database(database);
+      } catch (cause) {
+        throw new GroundworkError('IO', `cannot open the library database: ${(cause as Error).message}`, { file: database, cause });
+      }
+    } else {
+      this.db = database;
     }
-    this.db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode: a crash loses at most the last transactions, never consistency.
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 10000');
-    if (!options.readonly) this.migrate(options.onIndexRebuild);
-    this.stmts = this.prepareStatements();
-    this.termStats = termStatsOf(this.db);
-    this.lengthStats = lengthStatsReader(this.db);
+    this.location = this.db.name;
+    this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name };
+    try {
+      this.db.pragma('journal_mode = WAL');
+      // NORMAL in WAL mode: a crash loses at most the last transactions, never consistency.
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('busy_timeout = 10000');
+      this.migrate(options.onIndexRebuild);
+      this.stmts = this.prepareStatements();
+      this.search = new SqliteSearch(this.db);
+    } catch (error) {
+      // A file this store opened is closed again (a handle it was given too: it owns it now).
+      this.db.close();
+      throw error;
+    }
   }
 
-  /** The index writer, created on first write (a read-only store never needs one). */
+  /** The index writer, created on first write (a store that only reads never needs one). */
   private get fts(): FtsIndexWriter {
     return (this.indexWriter ??= new FtsIndexWriter(this.db));
   }
@@ -96,7 +131,6 @@ export class SqliteStore implements LibraryStore {
         `INSERT INTO blocks(id, doc_id, ordinal, kind, text, heading_path, page_start, page_end, bboxes, start, "end", chars, tokens, table_rows, speaker, time_start, time_end, strategy, config_hash)
          VALUES (@id, @docId, @ordinal, @kind, @text, @headingPath, @pageStart, @pageEnd, @bboxes, @start, @end, @chars, @tokens, @table, @speaker, @timeStart, @timeEnd, @strategy, @configHash)`,
       ),
-      topRowids: db.prepare(TOP_ROWIDS_SQL),
       putParse: db.prepare('INSERT OR REPLACE INTO parse_cache(key, doc_id, document, created_at) VALUES (?, ?, ?, ?)'),
       getParse: db.prepare('SELECT document FROM parse_cache WHERE key = ?').pluck(),
       listDocuments: db.prepare(
@@ -110,35 +144,41 @@ export class SqliteStore implements LibraryStore {
          FROM documents d WHERE d.id = ? OR d.id LIKE ? || '%' LIMIT 2`,
       ),
       blocksOf: db.prepare('SELECT * FROM blocks WHERE doc_id = ? ORDER BY ordinal'),
-      allBlocks: db.prepare('SELECT b.*, (SELECT min(path) FROM paths p WHERE p.doc_id = b.doc_id) AS path FROM blocks b ORDER BY b.doc_id, b.ordinal'),
       firstPath: db.prepare('SELECT min(path) FROM paths WHERE doc_id = ?').pluck(),
-      pathsMatching: db.prepare('SELECT path, doc_id FROM paths'),
     };
   }
 
-  getSetting(key: string): string | undefined {
+  async getSetting(key: string): Promise<string | undefined> {
     return this.stmts.getSetting.get(key) as string | undefined;
   }
 
-  setSetting(key: string, value: string): void {
+  async setSetting(key: string, value: string): Promise<void> {
     this.stmts.setSetting.run(key, value);
   }
 
-  pathRecord(path: string): PathRecord | undefined {
+  async pathRecord(path: string): Promise<PathRecord | undefined> {
+    return this.pathRow(path);
+  }
+
+  private pathRow(path: string): PathRecord | undefined {
     return this.stmts.pathRecord.get(path) as PathRecord | undefined;
   }
 
-  documentInfo(docId: string): { configHash: string } | undefined {
+  async documentInfo(docId: string): Promise<{ configHash: string } | undefined> {
+    return this.documentRow(docId);
+  }
+
+  private documentRow(docId: string): { configHash: string } | undefined {
     return this.stmts.documentInfo.get(docId) as { configHash: string } | undefined;
   }
 
-  recordPath(record: PathRecord): { replacedDocId: string | null } {
+  async recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }> {
     return this.db.transaction(() => this.putPath(record))();
   }
 
   /** Points `path` at its document; a document left with no path is deleted (it was replaced). */
   private putPath(record: PathRecord): { replacedDocId: string | null } {
-    const previous = this.pathRecord(record.path);
+    const previous = this.pathRow(record.path);
     this.stmts.upsertPath.run(record);
     if (previous && previous.docId !== record.docId && (this.stmts.pathCountOf.get(previous.docId) as number) === 0) {
       this.deleteDocumentRows(previous.docId);
@@ -147,12 +187,12 @@ export class SqliteStore implements LibraryStore {
     return { replacedDocId: null };
   }
 
-  writeDocument(write: DocumentWrite): { replacedDocId: string | null } {
+  async writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }> {
     const { document: doc } = write;
     return this.db.transaction(() => {
       this.fts.discard();
       // Re-chunking with another configuration replaces the document's blocks; its paths stay.
-      if (this.documentInfo(doc.id)) this.deleteDocumentRows(doc.id, { keepDocument: true });
+      if (this.documentRow(doc.id)) this.deleteDocumentRows(doc.id, { keepDocument: true });
       this.stmts.upsertDocument.run({
         id: doc.id,
         format: doc.format,
@@ -213,26 +253,26 @@ export class SqliteStore implements LibraryStore {
     if (!options.keepDocument) this.stmts.deleteDocument.run(docId);
   }
 
-  removeDocument(docId: string): boolean {
+  async removeDocument(docId: string): Promise<boolean> {
     return this.db.transaction(() => {
-      if (!this.documentInfo(docId)) return false;
+      if (!this.documentRow(docId)) return false;
       this.deleteDocumentRows(docId);
       this.db.prepare('DELETE FROM parse_cache WHERE doc_id = ?').run(docId);
       return true;
     })();
   }
 
-  cachedParse(key: string): Document | undefined {
+  async cachedParse(key: string): Promise<Document | undefined> {
     const blob = this.stmts.getParse.get(key) as Buffer | undefined;
     return blob ? (JSON.parse(gunzipSync(blob).toString('utf8')) as Document) : undefined;
   }
 
-  listDocuments(): StoredDocument[] {
+  async listDocuments(): Promise<StoredDocument[]> {
     return (this.stmts.listDocuments.all() as Row[]).map(toStoredDocument);
   }
 
-  getDocument(idOrPath: string): StoredDocument | undefined {
-    const byPath = this.pathRecord(idOrPath);
+  async getDocument(idOrPath: string): Promise<StoredDocument | undefined> {
+    const byPath = this.pathRow(idOrPath);
     const key = byPath ? byPath.docId : idOrPath;
     const rows = this.stmts.documentById.all(key, key) as Row[];
     if (rows.length > 1 && rows[0]!.id !== key) {
@@ -241,78 +281,48 @@ export class SqliteStore implements LibraryStore {
     return rows[0] ? toStoredDocument(rows[0]) : undefined;
   }
 
-  blocksOf(docId: string): Block[] {
+  async blocksOf(docId: string): Promise<Block[]> {
     return (this.stmts.blocksOf.all(docId) as Row[]).map(toBlock);
   }
 
-  *iterateBlocks(): IterableIterator<Block & { path: string | null }> {
-    for (const row of this.stmts.allBlocks.iterate() as IterableIterator<Row>) yield { ...toBlock(row), path: row.path ?? null };
+  /**
+   * Pages of blocks by (doc_id, ordinal, rowid). A file library is read on a connection of its own
+   * inside one read transaction, so every page comes from one snapshot (as one statement would)
+   * while this store's connection goes on writing; an in-memory one pages on its only connection.
+   */
+  async *iterateBlocks(): AsyncIterable<BlockWithPath> {
+    const reader = this.db.memory ? this.db : new Database(this.db.name, { readonly: true });
+    try {
+      if (reader !== this.db) reader.exec('BEGIN');
+      const page = reader.prepare(
+        `SELECT b.rowid AS row_id, b.*, (SELECT min(path) FROM paths p WHERE p.doc_id = b.doc_id) AS path FROM blocks b
+         WHERE (b.doc_id, b.ordinal, b.rowid) > (@docId, @ordinal, @rowid) ORDER BY b.doc_id, b.ordinal, b.rowid LIMIT @n`,
+      );
+      let after: { docId: string; ordinal: number; rowid: number } = { docId: '', ordinal: -Infinity, rowid: -Infinity };
+      for (;;) {
+        const rows = page.all({ ...after, n: BLOCK_PAGE }) as Row[];
+        for (const row of rows) yield { ...toBlock(row), path: row.path ?? null };
+        if (rows.length < BLOCK_PAGE) return;
+        const last = rows[rows.length - 1]!;
+        after = { docId: last.doc_id, ordinal: last.ordinal, rowid: last.row_id };
+      }
+    } finally {
+      if (reader !== this.db) reader.close();
+    }
   }
 
-  search(query: string, k: number, filter: SearchFilter = {}): SearchHit[] {
-    const match = ftsQuery(query, this.termStats);
-    if (!match) return [];
-    const conditions: string[] = [];
-    const params: Record<string, unknown> = {};
-    const docIds = asArray(filter.docId);
-    if (filter.path) {
-      // Globs run in JS (picomatch) over the paths table: SQLite's GLOB has no `**`.
-      const isMatch = picomatch(filter.path, { dot: true });
-      for (const row of this.stmts.pathsMatching.iterate() as IterableIterator<Row>) if (isMatch(row.path)) docIds.push(row.doc_id);
-      if (docIds.length === 0) return [];
-    }
-    if (docIds.length > 0 || filter.path) conditions.push(`b.doc_id IN (SELECT value FROM json_each(@docIds))`), (params.docIds = JSON.stringify(docIds));
-    const formats = asArray(filter.format);
-    if (formats.length > 0) conditions.push(`d.format IN (SELECT value FROM json_each(@formats))`), (params.formats = JSON.stringify(formats));
-    if (filter.pageFrom !== undefined) conditions.push('b.page_end >= @pageFrom'), (params.pageFrom = filter.pageFrom);
-    if (filter.pageTo !== undefined) conditions.push('b.page_start <= @pageTo'), (params.pageTo = filter.pageTo);
-    const rows = this.rankedRows(match, k, conditions, params);
-    const highlighter = new Highlighter(query);
-    return rows.map((row) => {
+  async searchText(query: string, k: number, filter: SearchFilter = {}): Promise<TextCandidate[]> {
+    return this.search.blockRows(query, k, filter).map((row) => {
       const block = toBlock(row);
-      return {
-        score: -row.rank,
-        docId: block.docId,
-        path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null,
-        block,
-        snippet: highlighter.snippet(block.text),
-      };
+      return { block, path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null, score: -row.rank };
     });
   }
 
-  /**
-   * The best `k` block rows for `match` that pass `conditions`, with their bm25 `rank`. FTS5 ranks
-   * first and only the winners are joined with their blocks: joining every match (text and all)
-   * before sorting costs several times more. With filters, the top candidates are filtered; when
-   * too few survive and more candidates exist, the full join is the exact answer.
-   */
-  private rankedRows(match: string, k: number, conditions: string[], params: Record<string, unknown>): Row[] {
-    const candidates = conditions.length === 0 ? k : Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES);
-    const rank = rankFunction(columnWeights(this.lengthStats()));
-    const top = this.stmts.topRowids.all({ match, rank, n: candidates }) as { rowid: number; rank: number }[];
-    if (top.length === 0) return [];
-    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-    const rows = this.cached(
-      `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
-       JOIN documents d ON d.id = b.doc_id ${where} ORDER BY c.key LIMIT @k`,
-    ).all({ ...params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
-    for (const row of rows) row.rank = top[row.position]!.rank;
-    if (rows.length >= k || top.length < candidates) return rows;
-    return this.cached(
-      `SELECT b.*, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
-       JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND blocks_fts.rank MATCH @rank AND ${conditions.join(' AND ')}
-       ORDER BY blocks_fts.rank LIMIT @k`,
-    ).all({ ...params, match, rank, k }) as Row[];
+  async rankText(query: string, k: number): Promise<RankedBlock[]> {
+    return this.search.rank(query, k);
   }
 
-  /** A prepared statement for SQL built from a few fixed shapes (the filter combinations). */
-  private cached(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
-    return statement;
-  }
-
-  stats(): StoreStats {
+  async stats(): Promise<StoreStats> {
     const one = (sql: string) => this.db.prepare(sql).pluck().get() as number;
     const byFormat: Record<string, number> = {};
     for (const row of this.db.prepare('SELECT format, count(*) AS n FROM documents GROUP BY format ORDER BY format').all() as Row[]) byFormat[row.format] = row.n;
@@ -327,34 +337,17 @@ export class SqliteStore implements LibraryStore {
     };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }
 
-/** Filtered searches rank this many FTS candidates per wanted hit (at least MIN) before the exact fallback. */
-const FILTER_CANDIDATES_PER_HIT = 20;
-const MIN_FILTER_CANDIDATES = 200;
-
-/**
- * Document frequencies from term_df (migration 2), one indexed lookup per query term. Undefined for
- * a library that predates them, opened read-only (not migrated): its queries are not pruned.
- */
-export function termStatsOf(db: Database.Database): TermStats | undefined {
-  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'term_df'").get()) return undefined;
-  const dfOf = db.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
-  const blockCount = db.prepare("SELECT value FROM index_stats WHERE key = 'blocks'").pluck();
-  return {
-    get blocks() {
-      return (blockCount.get() as number | undefined) ?? 0;
-    },
-    df: (term) => (dfOf.get(term) as number | undefined) ?? 0,
-  };
-}
-
-function asArray<T>(value: T | T[] | undefined): T[] {
-  return value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
-}
+/** The registry entry: `openStore({ kind: 'sqlite', file })`. */
+export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {
+  kind: 'sqlite',
+  spec: sqliteStoreSpec,
+  open: async (spec, options) => new SqliteStore(spec.file, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {}),
+};
 
 function toStoredDocument(row: Row): StoredDocument {
   return {

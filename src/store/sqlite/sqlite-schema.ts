@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ANALYZER_VERSION } from '../search/analyze.js';
+import { ANALYZER_VERSION } from '../../search/analyze.js';
 import { rebuildIndex } from './sqlite-fts.js';
 
 /**

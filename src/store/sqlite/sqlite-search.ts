@@ -1,0 +1,136 @@
+import type Database from 'better-sqlite3';
+import picomatch from 'picomatch';
+import { ftsQuery, type TermStats } from '../../search/analyze.js';
+import type { RankedBlock, SearchFilter } from '../types.js';
+import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
+
+type Row = Record<string, any>;
+
+/** Filtered searches rank this many FTS candidates per wanted hit (at least MIN) before the exact fallback. */
+const FILTER_CANDIDATES_PER_HIT = 20;
+const MIN_FILTER_CANDIDATES = 200;
+
+/** A filter as SQL conditions on `b` (blocks) and `d` (documents), with their parameters. */
+interface Conditions {
+  sql: string[];
+  params: Record<string, unknown>;
+}
+
+/**
+ * BM25 search over one SQLite library: the pruned MATCH expression (src/search/analyze.ts), the
+ * length-column weights (sqlite-fts.ts), and the filters, all applied in SQL. It returns block
+ * rows with their rank; turning them into blocks and hits is the store's job.
+ */
+export class SqliteSearch {
+  private readonly termStats: TermStats | undefined;
+  private readonly lengthStats: () => LengthStats;
+  private readonly topRowids: Database.Statement;
+  private readonly topBlocks: Database.Statement;
+  private readonly allPaths: Database.Statement;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {
+    this.termStats = termStatsOf(db);
+    this.lengthStats = lengthStatsReader(db);
+    this.topRowids = db.prepare(TOP_ROWIDS_SQL);
+    // One statement, no sort: SQLite runs the CTE as a co-routine in FTS5's rank order and joins
+    // each rowid to its block, so the order is exactly blockRows' (which orders by candidate position).
+    this.topBlocks = db.prepare(
+      `WITH top AS (${TOP_ROWIDS_SQL})
+       SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
+    );
+    this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
+  }
+
+  /**
+   * The best `k` block rows (every column of `blocks`, plus `rank`: bm25, lower is better) for
+   * `query` that pass `filter`, best first; empty when the query has no searchable term or no
+   * document passes the path filter.
+   */
+  blockRows(query: string, k: number, filter: SearchFilter = {}): Row[] {
+    const match = ftsQuery(query, this.termStats);
+    if (!match) return [];
+    const conditions = this.conditions(filter);
+    if (!conditions) return [];
+    return this.rankedRows(match, k, conditions);
+  }
+
+  /** The order `blockRows(query, k)` returns, as (docId, ordinal, score) only. */
+  rank(query: string, k: number): RankedBlock[] {
+    const match = ftsQuery(query, this.termStats);
+    if (!match) return [];
+    return this.topBlocks.all({ match, rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
+  }
+
+  /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
+  private conditions(filter: SearchFilter): Conditions | undefined {
+    const sql: string[] = [];
+    const params: Record<string, unknown> = {};
+    const docIds = asArray(filter.docId);
+    if (filter.path) {
+      // Globs run in JS (picomatch) over the paths table: SQLite's GLOB has no `**`.
+      const isMatch = picomatch(filter.path, { dot: true });
+      for (const row of this.allPaths.iterate() as IterableIterator<Row>) if (isMatch(row.path)) docIds.push(row.doc_id);
+      if (docIds.length === 0) return undefined;
+    }
+    if (docIds.length > 0 || filter.path) sql.push(`b.doc_id IN (SELECT value FROM json_each(@docIds))`), (params.docIds = JSON.stringify(docIds));
+    const formats = asArray(filter.format);
+    if (formats.length > 0) sql.push(`d.format IN (SELECT value FROM json_each(@formats))`), (params.formats = JSON.stringify(formats));
+    if (filter.pageFrom !== undefined) sql.push('b.page_end >= @pageFrom'), (params.pageFrom = filter.pageFrom);
+    if (filter.pageTo !== undefined) sql.push('b.page_start <= @pageTo'), (params.pageTo = filter.pageTo);
+    return { sql, params };
+  }
+
+  /**
+   * The best `k` block rows (plus `rank`) for `match` that pass `conditions`. FTS5
+   * ranks first and only the winners are joined with their blocks: joining every match (text and
+   * all) before sorting costs several times more. With filters, the top candidates are filtered;
+   * when too few survive and more candidates exist, the full join is the exact answer.
+   */
+  private rankedRows(match: string, k: number, conditions: Conditions): Row[] {
+    const filtered = conditions.sql.length > 0;
+    const candidates = filtered ? Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES) : k;
+    const rank = rankFunction(columnWeights(this.lengthStats()));
+    const top = this.topRowids.all({ match, rank, n: candidates }) as { rowid: number; rank: number }[];
+    if (top.length === 0) return [];
+    const where = filtered ? `WHERE ${conditions.sql.join(' AND ')}` : '';
+    const rows = this.cached(
+      `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
+       ${filtered ? 'JOIN documents d ON d.id = b.doc_id' : ''} ${where} ORDER BY c.key LIMIT @k`,
+    ).all({ ...conditions.params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
+    for (const row of rows) row.rank = top[row.position]!.rank;
+    if (!filtered || rows.length >= k || top.length < candidates) return rows;
+    return this.cached(
+      `SELECT b.*, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
+       JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND blocks_fts.rank MATCH @rank AND ${conditions.sql.join(' AND ')}
+       ORDER BY blocks_fts.rank LIMIT @k`,
+    ).all({ ...conditions.params, match, rank, k }) as Row[];
+  }
+
+  /** A prepared statement for SQL built from a few fixed shapes (the filter combinations). */
+  private cached(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+}
+
+/**
+ * Document frequencies from term_df (migration 2), one indexed lookup per query term. Undefined for
+ * a library that predates them, opened read-only (not migrated): its queries are not pruned.
+ */
+export function termStatsOf(db: Database.Database): TermStats | undefined {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'term_df'").get()) return undefined;
+  const dfOf = db.prepare('SELECT df FROM term_df WHERE term = ?').pluck();
+  const blockCount = db.prepare("SELECT value FROM index_stats WHERE key = 'blocks'").pluck();
+  return {
+    get blocks() {
+      return (blockCount.get() as number | undefined) ?? 0;
+    },
+    df: (term) => (dfOf.get(term) as number | undefined) ?? 0,
+  };
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
+}

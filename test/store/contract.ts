@@ -1,0 +1,453 @@
+/**
+ * The store contract: one suite over the whole `LibraryStore` interface, run by every backend's
+ * test file with a factory of fresh, empty stores (hono's router `common.case.test.ts`). It speaks
+ * only the interface, so a new backend passes it unchanged or is not done.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import type { Document, Format } from '../../src/document/types.js';
+import { isGroundworkError } from '../../src/errors.js';
+import { Serial } from '../../src/library/serial.js';
+import { openStore } from '../../src/store/registry.js';
+import type { Block, BlockWithPath, DocumentWrite, LibraryStore, SearchFilter, StoreStats } from '../../src/store/types.js';
+
+export interface StoreContractOptions {
+  /** Shown in the suite's name. */
+  name: string;
+  /** A new, empty store; each call a different one. The suite closes what it opens. */
+  newStore: () => Promise<LibraryStore>;
+}
+
+interface WriteOptions {
+  format?: Format;
+  configHash?: string;
+  /** The document's path; null for none. Default `/docs/NAME.md`. */
+  path?: string | null;
+  /** Page of each block (null: none); default none. */
+  pages?: (number | [number, number] | null)[];
+  parseCacheKey?: string | null;
+  original?: string | null;
+  /** Extra elements, so the document's table and image counts are not zero. */
+  tables?: number;
+  images?: number;
+}
+
+/** A document named `name` (id `doc-NAME`) with one block per text, as one ingest would write it. */
+export function contractWrite(name: string, texts: readonly string[], options: WriteOptions = {}): DocumentWrite {
+  const canonical = texts.join('\n\n');
+  const elements: Document['elements'] = [];
+  for (let i = 0; i < (options.tables ?? 0); i++) elements.push({ index: elements.length, kind: 'table', start: 0, end: 0, table: { rows: [[{ text: 'x' }]], headerRows: 0 } } as Document['elements'][number]);
+  for (let i = 0; i < (options.images ?? 0); i++) elements.push({ index: elements.length, kind: 'image', start: 0, end: 0 } as Document['elements'][number]);
+  const document: Document = {
+    id: `doc-${name}`,
+    source: { name: `${name}.md`, bytes: Buffer.byteLength(canonical) },
+    format: options.format ?? 'markdown',
+    mime: options.format === 'pdf' ? 'application/pdf' : 'text/markdown',
+    title: `Title of ${name}`,
+    language: 'en',
+    pageCount: options.pages ? Math.max(0, ...options.pages.flat().filter((p): p is number => p !== null)) : undefined,
+    metadata: { author: 'Ana', tags: ['a', 'b'] },
+    elements,
+    warnings: [`a warning about ${name}`],
+    canonical,
+  } as Document;
+  const configHash = options.configHash ?? 'config-1';
+  let offset = 0;
+  const blocks: Block[] = texts.map((text, ordinal) => {
+    const page = options.pages?.[ordinal] ?? null;
+    const [pageStart, pageEnd] = page === null ? [null, null] : Array.isArray(page) ? page : [page, page];
+    const block: Block = {
+      id: `${name}-${configHash}-${ordinal}`,
+      docId: document.id,
+      ordinal,
+      kind: 'text',
+      text,
+      headingPath: ordinal === 0 ? ['Intro'] : [`Part ${ordinal}`],
+      pageStart,
+      pageEnd,
+      bboxes: pageStart === null ? null : [{ x0: 1, y0: 2, x1: 3, y1: 4, page: pageStart }],
+      start: offset,
+      end: offset + text.length,
+      chars: text.length,
+      tokens: text.split(' ').length,
+      table: null,
+      speaker: ordinal === 1 ? 'Bo' : null,
+      time: ordinal === 1 ? [1.5, 3] : null,
+      strategy: 'structure',
+      configHash,
+    };
+    offset += text.length + 2;
+    return block;
+  });
+  const path = options.path === undefined ? `/docs/${name}.md` : options.path;
+  return {
+    document,
+    blocks,
+    path: path === null ? null : { path, docId: document.id, size: canonical.length, mtimeMs: 1_700_000_000_000 },
+    strategy: 'structure',
+    configHash,
+    original: options.original ?? null,
+    parseCacheKey: options.parseCacheKey === undefined ? `parse-${name}` : options.parseCacheKey,
+  };
+}
+
+/** `write` with its block `at` made to fail when the store reads it: a write that breaks part-way. */
+function faulty(write: DocumentWrite, at = write.blocks.length - 1): DocumentWrite {
+  const blocks = write.blocks.map((b) => ({ ...b }));
+  for (const field of ['text', 'headingPath', 'id'] as const) {
+    Object.defineProperty(blocks[at]!, field, {
+      enumerable: true,
+      get() {
+        throw new Error('injected fault: this block cannot be written');
+      },
+    });
+  }
+  return { ...write, blocks };
+}
+
+/** Equal scores, up to float rounding between two ways of computing them. */
+function sameScores(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) <= 1e-9 * Math.max(Math.abs(x), Math.abs(b[i]!)));
+}
+
+async function collect(iterable: AsyncIterable<BlockWithPath>): Promise<BlockWithPath[]> {
+  const out: BlockWithPath[] = [];
+  for await (const block of iterable) out.push(block);
+  return out;
+}
+
+/** A library where one document's 300 strong matches push another's weak ones far down the ranking. */
+async function crowded(store: LibraryStore): Promise<void> {
+  const crowd = Array.from({ length: 300 }, (_, i) => `needle needle needle haystack ${i}`);
+  await store.writeDocument(contractWrite('crowd', crowd, { path: '/docs/crowd.md' }));
+  const sparse = [
+    'a needle in a very long paragraph about hay, straw, barns, fields, fences and farms',
+    'another needle lost among the many bales of hay in a wide barn near the river',
+    'nothing to find on this page at all',
+    'the last needle hides under the tractor in a field of wheat and barley and oats',
+    'a final needle in the farmhouse kitchen drawer beside the spoons, forks and knives',
+  ];
+  await store.writeDocument(contractWrite('sparse', sparse, { format: 'pdf', path: '/archive/2024/sparse.pdf', pages: [1, 2, [2, 3], 4, 5] }));
+}
+
+export function runStoreContract({ name, newStore }: StoreContractOptions): void {
+  describe(`store contract: ${name}`, () => {
+    const open: LibraryStore[] = [];
+    afterEach(async () => {
+      for (const store of open.splice(0)) await store.close();
+    });
+    const fresh = async (): Promise<LibraryStore> => {
+      const store = await newStore();
+      open.push(store);
+      return store;
+    };
+
+    test('describes itself: a location, capability flags, a spec that opens the same store', async () => {
+      const store = await fresh();
+      expect(typeof store.location).toBe('string');
+      expect(typeof store.capabilities.concurrentWriters).toBe('boolean');
+      await store.writeDocument(contractWrite('a', ['alpha bravo']));
+      if (store.spec === null) return;
+      // A plain object: what a worker thread or process receives.
+      const spec = JSON.parse(JSON.stringify(store.spec));
+      const again = await openStore(spec);
+      open.push(again);
+      expect((await again.getDocument('doc-a'))?.blocks).toBe(1);
+      expect((await again.searchText('alpha', 5)).map((c) => c.block.id)).toEqual(['a-config-1-0']);
+    });
+
+    test('settings: absent, set, overwritten', async () => {
+      const store = await fresh();
+      expect(await store.getSetting('strategy')).toBeUndefined();
+      await store.setSetting('strategy', 'recursive');
+      await store.setSetting('tokenizer', 'o200k_base');
+      await store.setSetting('strategy', 'sentence');
+      expect(await store.getSetting('strategy')).toBe('sentence');
+      expect(await store.getSetting('tokenizer')).toBe('o200k_base');
+    });
+
+    test('a written document: its fields, blocks in order, path record and parse cache', async () => {
+      const store = await fresh();
+      const write = contractWrite('a', ['alpha bravo', 'charlie delta', 'echo foxtrot'], { pages: [1, [1, 2], null], original: 'files/do/doc-a', tables: 2, images: 1 });
+      expect(await store.writeDocument(write)).toEqual({ replacedDocId: null });
+
+      expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-1' });
+      expect(await store.documentInfo('doc-none')).toBeUndefined();
+      expect(await store.pathRecord('/docs/a.md')).toEqual({ path: '/docs/a.md', docId: 'doc-a', size: write.path!.size, mtimeMs: write.path!.mtimeMs });
+      expect(await store.pathRecord('/docs/none.md')).toBeUndefined();
+
+      const doc = (await store.getDocument('doc-a'))!;
+      expect(doc).toMatchObject({
+        id: 'doc-a', format: 'markdown', mime: 'text/markdown', title: 'Title of a', language: 'en', pageCount: 2,
+        bytes: write.document.source.bytes, metadata: { author: 'Ana', tags: ['a', 'b'] }, warnings: ['a warning about a'],
+        paths: ['/docs/a.md'], strategy: 'structure', configHash: 'config-1', blocks: 3, tables: 2, images: 1, original: 'files/do/doc-a',
+      });
+      expect(Number.isNaN(Date.parse(doc.addedAt))).toBe(false);
+
+      expect(await store.blocksOf('doc-a')).toEqual(write.blocks);
+      expect(await store.blocksOf('doc-none')).toEqual([]);
+      expect(await store.cachedParse('parse-a')).toEqual(write.document);
+      expect(await store.cachedParse('parse-none')).toBeUndefined();
+    });
+
+    test('a document written without a path or parse-cache key has neither', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('child', ['kilo lima'], { path: null, parseCacheKey: null }));
+      expect((await store.getDocument('doc-child'))!.paths).toEqual([]);
+      expect((await store.stats()).parseCacheEntries).toBe(0);
+      expect((await store.searchText('kilo', 5))[0]).toMatchObject({ path: null });
+      expect((await collect(store.iterateBlocks()))[0]!.path).toBeNull();
+    });
+
+    test('the same content at two paths is one document with both paths', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo'], { path: '/docs/z-copy.md' }));
+      expect(await store.recordPath({ path: '/docs/a-first.md', docId: 'doc-a', size: 5, mtimeMs: 7 })).toEqual({ replacedDocId: null });
+      expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-first.md', '/docs/z-copy.md']);
+      expect(await store.pathRecord('/docs/a-first.md')).toEqual({ path: '/docs/a-first.md', docId: 'doc-a', size: 5, mtimeMs: 7 });
+      // Either path finds it; hits and iteration name the first path.
+      expect((await store.getDocument('/docs/z-copy.md'))!.id).toBe('doc-a');
+      expect((await store.searchText('alpha', 5))[0]!.path).toBe('/docs/a-first.md');
+      expect((await collect(store.iterateBlocks()))[0]!.path).toBe('/docs/a-first.md');
+      const stats = await store.stats();
+      expect([stats.documents, stats.blocks, stats.paths]).toEqual([1, 1, 2]);
+    });
+
+    test('a changed file replaces its old content: the old document, blocks and terms are gone', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('old', ['the compiler guide', 'more compiler notes'], { path: '/docs/guide.md' }));
+      await store.writeDocument(contractWrite('other', ['an unrelated note about gardens']));
+      const replaced = await store.writeDocument(contractWrite('new', ['use the installer'], { path: '/docs/guide.md' }));
+      expect(replaced).toEqual({ replacedDocId: 'doc-old' });
+      expect(await store.documentInfo('doc-old')).toBeUndefined();
+      expect(await store.getDocument('doc-old')).toBeUndefined();
+      expect(await store.blocksOf('doc-old')).toEqual([]);
+      expect(await store.searchText('compiler', 5)).toEqual([]);
+      expect((await store.pathRecord('/docs/guide.md'))!.docId).toBe('doc-new');
+      expect((await store.searchText('installer', 5)).map((c) => c.path)).toEqual(['/docs/guide.md']);
+
+      // Pointing the path at other stored content (a file reverted to bytes stored elsewhere) does the same.
+      expect(await store.recordPath({ path: '/docs/guide.md', docId: 'doc-other', size: 1, mtimeMs: 2 })).toEqual({ replacedDocId: 'doc-new' });
+      expect(await store.getDocument('doc-new')).toBeUndefined();
+      // A document that keeps another path survives losing one.
+      await store.recordPath({ path: '/docs/second.md', docId: 'doc-other', size: 1, mtimeMs: 2 });
+      await store.writeDocument(contractWrite('third', ['third text'], { path: '/docs/guide.md' }));
+      expect((await store.getDocument('doc-other'))!.paths).toEqual(['/docs/other.md', '/docs/second.md']);
+      const stats = await store.stats();
+      expect([stats.documents, stats.blocks, stats.paths]).toEqual([2, 2, 3]);
+    });
+
+    test('re-chunking with another configuration replaces the blocks and keeps the paths', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['running rivers', 'the river runs north', 'mountains only'], { configHash: 'config-1' }));
+      await store.recordPath({ path: '/docs/a-copy.md', docId: 'doc-a', size: 1, mtimeMs: 0 });
+      const rechunked = contractWrite('a', ['glaciers and rivers'], { configHash: 'config-2' });
+      expect(await store.writeDocument(rechunked)).toEqual({ replacedDocId: null });
+      expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-2' });
+      expect(await store.blocksOf('doc-a')).toEqual(rechunked.blocks);
+      expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-copy.md', '/docs/a.md']);
+      expect(await store.searchText('mountains', 5)).toEqual([]);
+      expect((await store.searchText('glacier', 5)).map((c) => c.block.id)).toEqual(['a-config-2-0']);
+      expect((await store.stats()).blocks).toBe(1);
+    });
+
+    test('remove: the document, its blocks, paths, index rows and parse cache; false when absent', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo', 'alpha charlie']));
+      await store.writeDocument(contractWrite('b', ['bravo delta']));
+      expect(await store.removeDocument('doc-a')).toBe(true);
+      expect(await store.removeDocument('doc-a')).toBe(false);
+      expect(await store.getDocument('doc-a')).toBeUndefined();
+      expect(await store.pathRecord('/docs/a.md')).toBeUndefined();
+      expect(await store.blocksOf('doc-a')).toEqual([]);
+      expect(await store.cachedParse('parse-a')).toBeUndefined();
+      expect(await store.searchText('alpha', 5)).toEqual([]);
+      expect((await store.searchText('bravo', 5)).map((c) => c.block.docId)).toEqual(['doc-b']);
+      expect(await store.stats()).toMatchObject({ documents: 1, blocks: 1, paths: 1, parseCacheEntries: 1 });
+    });
+
+    test('listing in the order added, lookup by id, unique id prefix and path', async () => {
+      const store = await fresh();
+      expect(await store.listDocuments()).toEqual([]);
+      for (const name of ['x1', 'x2', 'y1']) {
+        await store.writeDocument(contractWrite(name, [`text of ${name}`]));
+        // addedAt has millisecond resolution: keep the order observable.
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const listed = await store.listDocuments();
+      expect(listed.map((d) => d.id)).toEqual(['doc-x1', 'doc-x2', 'doc-y1']);
+      expect(listed[0]).toEqual(await store.getDocument('doc-x1'));
+      expect((await store.getDocument('doc-y'))!.id).toBe('doc-y1');
+      expect((await store.getDocument('doc-x2'))!.id).toBe('doc-x2');
+      expect((await store.getDocument('/docs/x1.md'))!.id).toBe('doc-x1');
+      expect(await store.getDocument('doc-z')).toBeUndefined();
+      expect(await store.getDocument('/docs/none.md')).toBeUndefined();
+      const ambiguous = await store.getDocument('doc-x').then(() => undefined, (error: unknown) => error);
+      expect(isGroundworkError(ambiguous) && ambiguous.code).toBe('INVALID_OPTIONS');
+    });
+
+    test('BM25: best first, scores descending and positive, analysis shared by index and query', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('en', [
+        'the river runs past the old mill',
+        'running water and a river bank with a river boat on the river',
+        'mountains and valleys',
+      ]));
+      await store.writeDocument(contractWrite('zh', ['长江是中国最长的河流', '黄河流经九个省份']));
+      const river = await store.searchText('rivers', 10);
+      expect(river.map((c) => c.block.id)).toEqual(['en-config-1-1', 'en-config-1-0']);
+      expect(river[0]!.score).toBeGreaterThan(river[1]!.score);
+      expect(river[1]!.score).toBeGreaterThan(0);
+      expect(river[0]).toMatchObject({ path: '/docs/en.md', block: { docId: 'doc-en', ordinal: 1, text: 'running water and a river bank with a river boat on the river' } });
+      // Stemming: "run" finds "runs" and "running"; Chinese is segmented.
+      expect((await store.searchText('run', 10)).length).toBe(2);
+      expect((await store.searchText('长江', 10)).map((c) => c.block.id)).toEqual(['zh-config-1-0']);
+      // The heading path is searchable too.
+      expect((await store.searchText('intro', 10)).map((c) => c.block.ordinal)).toEqual([0, 0]);
+      expect(await store.searchText('the of', 10)).toEqual([]);
+      for (const hostile of ['"', 'AND', 'NOT river', 'river*', 'NEAR(a b)', "'; DROP TABLE blocks; --", '(((']) {
+        expect(Array.isArray(await store.searchText(hostile, 5))).toBe(true);
+      }
+      expect(await store.searchText('river', 1)).toHaveLength(1);
+    });
+
+    test('rankText is the ranking of searchText without the blocks', async () => {
+      const store = await fresh();
+      await crowded(store);
+      for (const query of ['needle haystack 7', 'needle', 'hay barn river', 'nothing']) {
+        const full = await store.searchText(query, 40);
+        const ranked = await store.rankText(query, 40);
+        expect(ranked).toEqual(full.map((c) => ({ docId: c.block.docId, ordinal: c.block.ordinal, score: c.score })));
+      }
+      expect(await store.rankText('the', 5)).toEqual([]);
+    });
+
+    test('every filter is applied in the store: k results of the filter, in the unfiltered order', async () => {
+      const store = await fresh();
+      await crowded(store);
+      const all = await store.searchText('needle', 400);
+      expect(all).toHaveLength(304);
+      const sparseOrder = all.filter((c) => c.block.docId === 'doc-sparse').map((c) => c.block.id);
+      expect(sparseOrder).toHaveLength(4);
+      const cases: [SearchFilter, (c: { block: Block; path: string | null }) => boolean][] = [
+        [{ docId: 'doc-sparse' }, (c) => c.block.docId === 'doc-sparse'],
+        [{ docId: ['doc-sparse', 'doc-none'] }, (c) => c.block.docId === 'doc-sparse'],
+        [{ format: 'pdf' }, (c) => c.block.docId === 'doc-sparse'],
+        [{ format: ['pdf', 'html'] }, (c) => c.block.docId === 'doc-sparse'],
+        [{ path: '**/2024/*.pdf' }, (c) => c.path === '/archive/2024/sparse.pdf'],
+        [{ path: '/archive/**' }, (c) => c.path === '/archive/2024/sparse.pdf'],
+        [{ pageFrom: 3 }, (c) => c.block.pageEnd !== null && c.block.pageEnd >= 3],
+        [{ pageTo: 2 }, (c) => c.block.pageStart !== null && c.block.pageStart <= 2],
+        [{ pageFrom: 3, pageTo: 4 }, (c) => c.block.pageEnd! >= 3 && c.block.pageStart! <= 4],
+        [{ format: 'pdf', pageFrom: 2, pageTo: 2 }, (c) => c.block.pageEnd! >= 2 && c.block.pageStart! <= 2],
+        [{ docId: 'doc-crowd' }, (c) => c.block.docId === 'doc-crowd'],
+      ];
+      for (const [filter, passes] of cases) {
+        const label = JSON.stringify(filter);
+        const expected = all.filter(passes);
+        expect(expected.length, label).toBeGreaterThan(0);
+        const k = 3;
+        const got = await store.searchText('needle', k, filter);
+        expect(got.length, label).toBe(Math.min(k, expected.length));
+        expect(got.every(passes), label).toBe(true);
+        // The best k of the filter: the scores of the unfiltered list's first k that pass (blocks of
+        // equal score may come in either order).
+        expect(sameScores(got.map((c) => c.score), expected.slice(0, k).map((c) => c.score)), label).toBe(true);
+        const scoreOf = new Map(all.map((c) => [c.block.id, c.score]));
+        expect(got.every((c) => sameScores([c.score], [scoreOf.get(c.block.id)!])), label).toBe(true);
+      }
+      // Blocks without pages never pass a page bound; a glob matching no path finds nothing.
+      expect((await store.searchText('needle', 10, { pageFrom: 1 })).every((c) => c.block.docId === 'doc-sparse')).toBe(true);
+      expect(await store.searchText('needle', 3, { path: '/nowhere/**' })).toEqual([]);
+      expect(await store.searchText('needle', 3, { docId: 'doc-none' })).toEqual([]);
+      expect(await store.searchText('needle', 3, { format: 'docx' })).toEqual([]);
+    });
+
+    test('stats count documents, blocks, paths, tokens, bytes, formats and parse-cache entries', async () => {
+      const store = await fresh();
+      const empty: StoreStats = { documents: 0, blocks: 0, paths: 0, tokens: 0, bytes: 0, byFormat: {}, parseCacheEntries: 0 };
+      expect(await store.stats()).toEqual(empty);
+      const a = contractWrite('a', ['one two three', 'four five']);
+      const b = contractWrite('b', ['six'], { format: 'pdf', parseCacheKey: null });
+      const c = contractWrite('c', ['seven eight'], { format: 'pdf' });
+      for (const write of [a, b, c]) await store.writeDocument(write);
+      await store.recordPath({ path: '/docs/c-again.md', docId: 'doc-c', size: 1, mtimeMs: 0 });
+      expect(await store.stats()).toEqual({
+        documents: 3,
+        blocks: 4,
+        paths: 4,
+        tokens: [a, b, c].flatMap((w) => w.blocks).reduce((s, x) => s + x.tokens, 0),
+        bytes: [a, b, c].reduce((s, w) => s + w.document.source.bytes, 0),
+        byFormat: { markdown: 1, pdf: 2 },
+        parseCacheEntries: 2,
+      });
+    });
+
+    test('block iteration: every block in pages, by document then ordinal, with its first path', async () => {
+      const store = await fresh();
+      // More blocks than any sensible page, in documents written out of id order.
+      const sizes: [string, number][] = [['m', 700], ['c', 3], ['x', 650], ['a', 1]];
+      for (const [name, n] of sizes) await store.writeDocument(contractWrite(name, Array.from({ length: n }, (_, i) => `block ${i} of ${name}`)));
+      const blocks = await collect(store.iterateBlocks());
+      expect(blocks).toHaveLength(1354);
+      const expectedOrder = [...sizes].sort((p, q) => (`doc-${p[0]}` < `doc-${q[0]}` ? -1 : 1)).flatMap(([name, n]) => Array.from({ length: n }, (_, i) => `${name}-config-1-${i}`));
+      expect(blocks.map((b) => b.id)).toEqual(expectedOrder);
+      expect(blocks[0]).toEqual({ ...(await store.blocksOf('doc-a'))[0], path: '/docs/a.md' });
+
+      // Stopping early is allowed and leaves the store usable; writes during an iteration do not break it.
+      let seen = 0;
+      for await (const block of store.iterateBlocks()) {
+        if (seen === 0) await store.writeDocument(contractWrite('b', ['written during the iteration']));
+        if (++seen === 600) break;
+        expect(block.id).toBeTruthy();
+      }
+      expect(seen).toBe(600);
+      expect((await store.stats()).blocks).toBe(1355);
+      expect(await collect(store.iterateBlocks())).toHaveLength(1355);
+    });
+
+    test('a write that fails part-way leaves nothing of the document', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('keep', ['a sturdy bridge over the river']));
+      const before = { stats: await store.stats(), ranking: await store.searchText('river bridge', 5) };
+
+      const broken = faulty(contractWrite('lost', ['river stones', 'river sand', 'a third block'], { parseCacheKey: 'parse-lost' }));
+      await expect(store.writeDocument(broken)).rejects.toThrow(/injected fault/);
+      expect(await store.documentInfo('doc-lost')).toBeUndefined();
+      expect(await store.getDocument('doc-lost')).toBeUndefined();
+      expect(await store.pathRecord('/docs/lost.md')).toBeUndefined();
+      expect(await store.blocksOf('doc-lost')).toEqual([]);
+      expect(await store.cachedParse('parse-lost')).toBeUndefined();
+      expect(await store.searchText('stones sand', 5)).toEqual([]);
+      // The index statistics did not keep the failed blocks: the same scores as before.
+      expect(await store.stats()).toEqual(before.stats);
+      expect(await store.searchText('river bridge', 5)).toEqual(before.ranking);
+
+      // The same write, repaired, goes through.
+      await store.writeDocument(contractWrite('lost', ['river stones', 'river sand', 'a third block']));
+      expect((await store.getDocument('doc-lost'))!.blocks).toBe(3);
+    });
+
+    test('a failed re-chunk or replacement keeps the stored version whole', async () => {
+      const store = await fresh();
+      const original = contractWrite('a', ['orchard meadow', 'harbour lantern'], { path: '/docs/a.md' });
+      await store.writeDocument(original);
+      await expect(store.writeDocument(faulty(contractWrite('a', ['glacier one', 'glacier two'], { configHash: 'config-2' })))).rejects.toThrow();
+      await expect(store.writeDocument(faulty(contractWrite('b', ['canyon one', 'canyon two'], { path: '/docs/a.md' }), 0))).rejects.toThrow();
+      expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-1' });
+      expect(await store.blocksOf('doc-a')).toEqual(original.blocks);
+      expect((await store.pathRecord('/docs/a.md'))!.docId).toBe('doc-a');
+      expect(await store.getDocument('doc-b')).toBeUndefined();
+      expect((await store.searchText('orchard', 5)).map((c) => c.block.id)).toEqual(['a-config-1-0']);
+      expect(await store.searchText('glacier canyon', 5)).toEqual([]);
+    });
+
+    test('writes issued as the capability flag allows all land', async () => {
+      const store = await fresh();
+      const serial = store.capabilities.concurrentWriters ? undefined : new Serial();
+      const write = (w: DocumentWrite) => (serial ? serial.run(() => store.writeDocument(w)) : store.writeDocument(w));
+      await Promise.all(Array.from({ length: 12 }, (_, i) => write(contractWrite(`w${i}`, [`parallel ${i} text`, 'shared words']))));
+      expect((await store.stats()).documents).toBe(12);
+      expect(await store.searchText('shared', 20)).toHaveLength(12);
+    });
+  });
+}

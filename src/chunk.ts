@@ -18,6 +18,13 @@ export interface ChunkOptions extends Partial<ChunkLimits> {
 
 const LIMIT_KEYS = Object.keys(CHUNK_LIMITS_SCHEMA.shape);
 
+/** The options without the chunk limits: what a strategy's `resolveOptions` is given. */
+export function withoutChunkLimits(options: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...options };
+  for (const key of LIMIT_KEYS) delete rest[key];
+  return rest;
+}
+
 function prepare(options: ChunkOptions) {
   const { strategy = DEFAULT_STRATEGY, tokenizer, ...rest } = options;
   const limits = resolveChunkLimits(rest);

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { limitFlag, type FileLimits } from '../limits.js';
@@ -8,7 +8,7 @@ import type { ChildMessage, ParentMessage, TaskFailure } from './task-host.js';
 /**
  * A fixed number of worker processes, one task each at a time, each task under the per-file limits
  * (`FileLimits`): a wall-time limit and a memory ceiling. A worker that breaks one is killed
- * (SIGKILL, with its own children: it leads a process group) and replaced; its task fails with
+ * (SIGKILL, with the processes it started) and replaced; its task fails with
  * TIMEOUT or LIMIT_EXCEEDED naming the limit, its value and the flag that raises it. Every other
  * task goes on.
  *
@@ -27,6 +27,8 @@ export interface PoolOutcomeOk<R> {
 export interface PoolOutcomeFailed {
   ok: false;
   failure: TaskFailure;
+  /** Set when the task did not fail but was stopped: the pool was closed while it ran (an abort). */
+  cancelled?: true;
 }
 export type PoolOutcome<R> = PoolOutcomeOk<R> | PoolOutcomeFailed;
 
@@ -34,8 +36,15 @@ export interface ProcessPoolOptions {
   /** Worker processes (at least 1). */
   size: number;
   limits: FileLimits;
-  /** Answers a worker's `ctx.ask(what, payload)`; `release` is called once the task has ended, however it ended. */
-  onAsk?: (what: string, payload: unknown, task: { id: number; release: (fn: () => void) => void }) => Promise<unknown> | unknown;
+  /** Answers a worker's `ctx.ask(what, payload)`. */
+  onAsk?: (what: string, payload: unknown, task: AskingTask) => Promise<unknown> | unknown;
+}
+
+/** The task a worker asks for, as `onAsk` sees it. */
+export interface AskingTask {
+  id: number;
+  /** Registers cleanup for when the task ends, however it ends. */
+  release(fn: () => void): void;
 }
 
 /** How often a busy worker's resident set is read. */
@@ -67,7 +76,7 @@ const HEAP_EXHAUSTED = /heap out of memory|reached heap limit|allocation failed/
 export class ProcessPool<T, R> {
   private readonly idle: Slot[] = [];
   private readonly live = new Set<Slot>();
-  private readonly waiting: ((slot: Slot) => void)[] = [];
+  private readonly waiting: { start: (slot: Slot) => void; settle: (outcome: PoolOutcome<unknown>) => void }[] = [];
   private readonly options: ProcessPoolOptions;
   private readonly entry: URL;
   private nextId = 0;
@@ -86,28 +95,53 @@ export class ProcessPool<T, R> {
 
   /** Runs one task in a worker; never rejects: a failure, limits included, is an outcome. */
   run(task: T): Promise<PoolOutcome<R>> {
-    if (this.closed) return Promise.resolve({ ok: false, failure: { code: 'IO', message: 'the worker pool is closed' } });
+    if (this.closed) return Promise.resolve({ ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool is closed' } });
     return new Promise((resolve) => {
       const start = (slot: Slot) => void this.start(slot, task, resolve as (o: PoolOutcome<unknown>) => void);
       const slot = this.idle.pop() ?? (this.live.size < this.options.size ? this.spawn() : undefined);
       if (slot) start(slot);
-      else this.waiting.push(start);
+      else this.waiting.push({ start, settle: resolve as (o: PoolOutcome<unknown>) => void });
     });
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops every worker: idle ones exit when their channel closes, busy ones are killed and their
+   * tasks settle as `cancelled`, as do tasks still waiting for a worker. Resolves once every worker
+   * process has exited, so none outlives the pool. Safe to call more than once.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async stop(): Promise<void> {
     this.closed = true;
     if (this.sampler) clearInterval(this.sampler);
+    this.sampler = undefined;
     const slots = [...this.live];
     this.live.clear();
     this.idle.length = 0;
+    livePools.delete(this as unknown as ProcessPool<unknown, unknown>);
+    const cancelled: PoolOutcome<unknown> = { ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool was closed while the task ran' } };
+    for (const waiter of this.waiting.splice(0)) waiter.settle(cancelled);
     await Promise.all(slots.map((slot) => new Promise<void>((done) => {
+      const busy = slot.running !== undefined;
+      if (busy) this.finish(slot, cancelled);
       if (slot.child.exitCode !== null || slot.child.signalCode !== null) return done();
       slot.child.once('exit', () => done());
+      // An idle worker is unref'd; waiting for its exit must keep this process alive.
+      slot.child.ref();
       // Closing the channel makes an idle worker exit by itself (task-host.ts); a busy one is killed.
-      if (slot.running) killGroup(slot.child);
-      else slot.child.disconnect?.();
+      if (busy || !slot.child.connected) killTree(slot.child);
+      else slot.child.disconnect();
     })));
+  }
+
+  /** Kills every worker at once, synchronously (the parent is exiting). */
+  killAll(): void {
+    for (const slot of this.live) killTree(slot.child);
   }
 
   private spawn(): Slot {
@@ -116,8 +150,6 @@ export class ProcessPool<T, R> {
       execArgv: [...execArgv, `--max-old-space-size=${this.options.limits.fileMemoryMb}`, '--max-semi-space-size=4'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-      // Its own process group, so a kill reaches what it started (tesseract).
-      detached: true,
     });
     const slot: Slot = { child, ready: Promise.resolve(false), started: false, running: undefined, stderr: '' };
     child.stderr?.setEncoding('utf8');
@@ -141,6 +173,7 @@ export class ProcessPool<T, R> {
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', () => this.onExit(slot, null, null));
     this.live.add(slot);
+    watchExit(this as unknown as ProcessPool<unknown, unknown>);
     this.idleRefs(slot, true);
     return slot;
   }
@@ -153,16 +186,16 @@ export class ProcessPool<T, R> {
     // A worker that dies before it is ready settles the task in onExit.
     if (!(await slot.ready) || slot.running !== running) return;
     // The clock starts when the file does, not while a fresh worker loads.
-    const timeoutMs = this.options.limits.fileTimeoutMs;
     running.timer = setTimeout(() => {
+      const timeoutMs = this.options.limits.fileTimeoutMs;
       const flag = limitFlag('fileTimeoutMs');
       running.verdict = {
         code: 'TIMEOUT',
         message: `parsing and chunking took longer than ${timeoutMs / 1000} s (fileTimeoutMs ${timeoutMs}; raise it with ${flag})`,
         limit: { name: 'fileTimeoutMs', value: timeoutMs, flag },
       };
-      killGroup(slot.child);
-    }, timeoutMs);
+      killTree(slot.child);
+    }, this.options.limits.fileTimeoutMs);
     this.sample();
     slot.child.send({ type: 'task', id, task } satisfies ParentMessage<T>);
   }
@@ -175,7 +208,10 @@ export class ProcessPool<T, R> {
         if (slot.running !== running || !slot.child.connected) return;
         slot.child.send({ type: 'answer', askId: message.askId, ...(error !== undefined ? { error: (error as Error)?.message ?? String(error) } : { value }) } satisfies ParentMessage<T>);
       };
-      const task = { id: running.id, release: (fn: () => void) => void running.releases.push(fn) };
+      const task: AskingTask = {
+        id: running.id,
+        release: (fn) => void running.releases.push(fn),
+      };
       Promise.resolve()
         .then(() => this.options.onAsk?.(message.what, message.payload, task))
         .then((value) => answer(value), (error: unknown) => answer(undefined, error));
@@ -196,7 +232,7 @@ export class ProcessPool<T, R> {
       this.finish(slot, { ok: false, failure: running.verdict ?? this.crashFailure(slot, code, signal) });
     }
     // Replace it for whoever waits.
-    if (!this.closed && this.waiting.length > 0) this.waiting.shift()!(this.spawn());
+    if (!this.closed && this.waiting.length > 0) this.waiting.shift()!.start(this.spawn());
   }
 
   /** Why a worker died on its own: its heap (LIMIT_EXCEEDED), the system's kill, or a crash in the parser. */
@@ -214,7 +250,8 @@ export class ProcessPool<T, R> {
     const running = slot.running;
     if (!running) return;
     slot.running = undefined;
-    clearTimeout(running.timer);
+    if (running.timer) clearTimeout(running.timer);
+    running.timer = undefined;
     for (const fn of running.releases.splice(0)) fn();
     running.settle(outcome);
   }
@@ -222,7 +259,7 @@ export class ProcessPool<T, R> {
   private release(slot: Slot): void {
     if (!this.live.has(slot)) return;
     const next = this.waiting.shift();
-    if (next) return next(slot);
+    if (next) return next.start(slot);
     this.idle.push(slot);
     this.idleRefs(slot, true);
   }
@@ -259,7 +296,7 @@ export class ProcessPool<T, R> {
             message: `parsing and chunking this file took more than ${memoryMb} MB of memory (${Math.round(rssMb)} MB resident; fileMemoryMb ${memoryMb}; raise it with ${flag})`,
             limit: { name: 'fileMemoryMb', value: memoryMb, flag },
           };
-          killGroup(slot.child);
+          killTree(slot.child);
         }
       }
       if (busy === 0) {
@@ -269,6 +306,23 @@ export class ProcessPool<T, R> {
     }, RSS_SAMPLE_MS);
     this.sampler.unref();
   }
+}
+
+/**
+ * Pools with live workers. When this process exits (process.exit, an uncaught error) their workers
+ * are killed with it: an idle worker would exit by itself once its channel closes, but a busy one
+ * does not read its channel until its file is done.
+ */
+const livePools = new Set<ProcessPool<unknown, unknown>>();
+let exitHooked = false;
+
+function watchExit(pool: ProcessPool<unknown, unknown>): void {
+  livePools.add(pool);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const p of livePools) p.killAll();
+  });
 }
 
 const PAGE_BYTES = 4096;
@@ -283,13 +337,50 @@ export function residentMb(pid: number): number {
   }
 }
 
-function killGroup(child: ChildProcess): void {
+/**
+ * Kills a worker and what it started (tesseract): its descendants are found in /proc on Linux.
+ * Workers stay in the parent's process group, so Ctrl-C in a terminal still stops all of them.
+ */
+function killTree(child: ChildProcess): void {
   if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
+  for (const pid of [...descendants(child.pid), child.pid]) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
+}
+
+function descendants(pid: number): number[] {
+  if (process.platform !== 'linux') return [];
+  const out: number[] = [];
+  const visit = (parent: number, depth: number) => {
+    if (depth > 16) return;
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'latin1');
+      } catch {
+        continue;
+      }
+      for (const id of children.split(' ')) {
+        const n = Number(id);
+        if (Number.isInteger(n) && n > 0) {
+          out.push(n);
+          visit(n, depth + 1);
+        }
+      }
+    }
+  };
+  visit(pid, 0);
+  return out;
 }
 
 /** The line of a dead worker's stderr that says what happened (`FATAL ERROR: ...`, `Error: ...`), if any. */

@@ -46,6 +46,9 @@ export function serveTasks<T, R>(handler: TaskHandler<T, R>): void {
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextAsk = 0;
   process.on('disconnect', () => process.exit(0));
+  // Ctrl-C in a terminal reaches the whole process group: the parent decides (it stops the batch
+  // and kills busy workers), so a worker is never taken for crashed on a parse it was told to drop.
+  process.on('SIGINT', () => undefined);
   process.on('message', (message: ParentMessage<T>) => {
     if (message.type === 'answer') {
       const waiting = pending.get(message.askId);

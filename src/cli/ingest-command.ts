@@ -223,6 +223,8 @@ export function rejectionHint(code: string, path: string, limit?: LimitInfo): st
       return 'the file exceeds a safety limit (nesting, entries or expansion): check where it came from';
     case 'TIMEOUT':
       return 'the file took longer than --file-timeout to parse and chunk: raise it (e.g. --file-timeout 10m) or --exclude the file';
+    case 'CRASHED':
+      return 'the parser crashed on this file (a fault of Groundwork or a library it uses, not proof the file is damaged): please report it, and --exclude the file meanwhile';
     case 'IO':
       return 'the file could not be read: check that it exists and that you may read it';
     default:

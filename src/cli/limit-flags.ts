@@ -92,7 +92,10 @@ export const FILE_LIMIT_FLAG_SPECS: OptionSpecs = Object.fromEntries(Object.keys
 export const FILE_LIMIT_FLAGS_HELP = Object.entries(FILE_LIMITS_SCHEMA.shape)
   .map(([name, field]) => {
     const unit = FILE_LIMIT_UNITS[name as keyof FileLimits];
-    return wrap(`${`  ${limitFlag(name)} ${unit.usage}`.padEnd(24)}${field.description ?? name} (default: ${unit.show(field.parse(undefined) as number)})`);
+    const usage = `  ${limitFlag(name)} ${unit.usage}`;
+    const text = `${field.description ?? name} (default: ${unit.show(field.parse(undefined) as number)})`;
+    // A usage too long for its column gets a line of its own, as the other long flags do.
+    return usage.length < 23 ? wrap(`${usage.padEnd(24)}${text}`) : `${usage}\n${wrap(`${' '.repeat(24)}${text}`)}`;
   })
   .join('\n');
 

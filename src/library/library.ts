@@ -14,6 +14,7 @@ import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
+import type { IngestWorkerConfig } from './ingest-process.js';
 import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
 import { documentTree, runTask, type IngestResult, type IngestTask } from './worker.js';
@@ -162,9 +163,9 @@ export class Library {
   private readonly pools = new Set<ProcessPool<IngestTask, IngestResult>>();
 
   /** The worker processes of one ingest, each file under the per-file limits. */
-  private ingestPool(size: number, limits: FileLimits): ProcessPool<IngestTask, IngestResult> {
+  private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, IngestResult> {
     const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-    const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits });
+    const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
     this.pools.add(pool);
     return pool;
   }
@@ -229,7 +230,7 @@ export class Library {
 
     // One core stays with this process, which hashes files and writes every document; on 2 cores one
     // worker ingests about as fast as two and keeps peak memory well lower (bench/library.ts).
-    const pool = workers > 0 ? this.ingestPool(workers, fileLimits) : undefined;
+    const pool = workers > 0 ? this.ingestPool(workers, fileLimits, { strategy, tokenizer }) : undefined;
     const stop = new AbortController();
     const onAbort = () => {
       stop.abort();

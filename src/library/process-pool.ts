@@ -36,6 +36,8 @@ export interface ProcessPoolOptions {
   /** Worker processes (at least 1). */
   size: number;
   limits: FileLimits;
+  /** Command-line arguments of every worker (`process.argv.slice(2)` there): its start-up configuration. */
+  args?: string[];
   /** Answers a worker's `ctx.ask(what, payload)`. */
   onAsk?: (what: string, payload: unknown, task: AskingTask) => Promise<unknown> | unknown;
 }
@@ -146,7 +148,7 @@ export class ProcessPool<T, R> {
 
   private spawn(): Slot {
     const { file, execArgv } = workerCommand(this.entry);
-    const child = fork(file, [], {
+    const child = fork(file, this.options.args ?? [], {
       execArgv: [...execArgv, `--max-old-space-size=${this.options.limits.fileMemoryMb}`, '--max-semi-space-size=4'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
@@ -235,7 +237,7 @@ export class ProcessPool<T, R> {
     if (!this.closed && this.waiting.length > 0) this.waiting.shift()!.start(this.spawn());
   }
 
-  /** Why a worker died on its own: its heap (LIMIT_EXCEEDED), the system's kill, or a crash in the parser. */
+  /** Why a worker died on its own: its heap or the system's kill (LIMIT_EXCEEDED), or a crash (CRASHED). */
   private crashFailure(slot: Slot, code: number | null, signal: NodeJS.Signals | null): TaskFailure {
     const memoryMb = this.options.limits.fileMemoryMb;
     const flag = limitFlag('fileMemoryMb');
@@ -243,7 +245,8 @@ export class ProcessPool<T, R> {
       const why = signal === 'SIGKILL' ? 'was killed by the system (most likely for memory)' : `ran out of its ${memoryMb} MB heap`;
       return { code: 'LIMIT_EXCEEDED', message: `the worker parsing this file ${why} (fileMemoryMb ${memoryMb}; raise it with ${flag})`, limit: { name: 'fileMemoryMb', value: memoryMb, flag } };
     }
-    return { code: 'CORRUPT', message: `the parser crashed on this file (worker exited with ${signal ?? `code ${code}`})${crashLine(slot.stderr)}` };
+    // A crash says nothing about the file's bytes: CRASHED, never CORRUPT.
+    return { code: 'CRASHED', message: `the worker parsing this file crashed (it exited with ${signal ?? `code ${code}`})${crashLine(slot.stderr)}` };
   }
 
   private finish(slot: Slot, outcome: PoolOutcome<unknown>): void {

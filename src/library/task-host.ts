@@ -40,7 +40,13 @@ export function toFailure(error: unknown): TaskFailure {
   return { code: 'CORRUPT', message: (error as Error)?.message ?? String(error) };
 }
 
-export function serveTasks<T, R>(handler: TaskHandler<T, R>): void {
+/**
+ * Serves tasks over this process's IPC channel. `warmUp` runs before the worker says it is ready:
+ * what every task would load on first use (a tokenizer's vocabulary, a dictionary) is loaded there,
+ * so the first file is not charged for it against its time limit. A failed warm-up is ignored (the
+ * task then loads it and reports what fails).
+ */
+export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?: () => Promise<void> | void } = {}): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('serveTasks: this process was not started with an IPC channel (ProcessPool forks it)');
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -71,5 +77,8 @@ export function serveTasks<T, R>(handler: TaskHandler<T, R>): void {
       (error: unknown) => send({ type: 'failure', id, failure: toFailure(error) } satisfies ChildMessage<R>),
     );
   });
-  send({ type: 'ready' } satisfies ChildMessage<R>);
+  void Promise.resolve()
+    .then(() => options.warmUp?.())
+    .catch(() => undefined)
+    .then(() => send({ type: 'ready' } satisfies ChildMessage<R>));
 }

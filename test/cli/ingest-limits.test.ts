@@ -31,8 +31,8 @@ describe('groundwork ingest: limit flags', () => {
   test('--help lists the per-file limits with their defaults', async () => {
     const { code, stdout } = await runInProcess(['ingest', '--help']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/--file-timeout DURATION .*\(default: 120s\)/s);
-    expect(stdout).toMatch(/--file-memory SIZE .*\(default: 512MB\)/s);
+    expect(stdout).toMatch(/--file-timeout DURATION\n +wall time .*\(default: 120s\)/s);
+    expect(stdout).toMatch(/--file-memory SIZE +memory .*\(default: 512MB\)/s);
     expect(stdout).toContain('--max-nesting N');
     expect(stdout).toContain('--max-expansion N');
   });

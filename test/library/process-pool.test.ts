@@ -37,10 +37,10 @@ describe('ProcessPool: per-task limits held by killing the worker', () => {
     }
   });
 
-  test('a native crash fails only its own task; an error thrown by the task is its failure, the worker lives on', async () => {
+  test('a native crash fails only its own task, as CRASHED (never CORRUPT); an error thrown by the task is its failure, the worker lives on', async () => {
     const pool = newPool();
     try {
-      expect(await pool.run({ kind: 'abort' })).toMatchObject({ ok: false, failure: { code: 'CORRUPT', message: expect.stringContaining('crashed') } });
+      expect(await pool.run({ kind: 'abort' })).toMatchObject({ ok: false, failure: { code: 'CRASHED', message: expect.stringMatching(/crashed \(it exited with SIGABRT\)/) } });
       const thrown = await pool.run({ kind: 'throw' });
       expect(thrown).toEqual({ ok: false, failure: { code: 'CORRUPT', message: 'not a valid file' } });
       const a = await pool.run({ kind: 'echo', value: 4 });

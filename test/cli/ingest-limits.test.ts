@@ -73,7 +73,7 @@ describe('groundwork ingest: limit flags', () => {
     copyFileSync(corpus('pdf-scanned', 'loremipsum-flat.pdf'), join(dir, 'b-scan.pdf'));
     const result = await runCli(['ingest', dir, '--library', join(dir, '.lib'), '--workers', '1', '--file-timeout', '2s']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/documents added\s+1\b/);
+    expect(result.stdout).toMatch(/documents added +\| +1 \|/);
     expect(result.stdout).toContain('b-scan.pdf [TIMEOUT]: parsing and chunking took longer than 2 s (fileTimeoutMs 2000; raise it with --file-timeout)');
     expect(result.stdout).toContain('-> the file is over a limit (fileTimeoutMs 2000): if you trust it, raise the limit with --file-timeout; otherwise --exclude it');
   });

@@ -26,6 +26,9 @@ async function warmUp(config: IngestWorkerConfig): Promise<void> {
   for (const c of chunk(doc, { strategy: config.strategy, tokenizer: config.tokenizer as never })) blockIndexText(c);
 }
 
+// One document per worker, as in the worker threads before: a PDF's pages are analysed in place
+// (src/pdf/page-pool.ts), not on page threads whose memory would count against this worker's ceiling.
+process.env.GROUNDWORK_PDF_WORKERS ??= '0';
 const config = JSON.parse(process.argv[2] ?? '{}') as Partial<IngestWorkerConfig>;
 serveTasks<IngestTask, IngestResult>((task) => runTask(task), {
   warmUp: () => warmUp({ strategy: config.strategy ?? 'structure', tokenizer: config.tokenizer ?? 'cl100k_base' }),

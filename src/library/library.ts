@@ -13,7 +13,9 @@ import type { ParseOptions } from '../parsers/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
-import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument, WriteResult } from '../store/types.js';
+import type {
+  Block, BlockWithPath, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument, WriteResult,
+} from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
 import type { IngestWorkerConfig } from './ingest-process.js';
@@ -457,6 +459,16 @@ export class Library {
     return this.store.blocksOf(docId);
   }
 
+  /** One block by its id. */
+  block(blockId: string): Promise<Block | undefined> {
+    return this.store.getBlock(blockId);
+  }
+
+  /** A document's blocks with ordinals `from` to `to` (inclusive), in order: a block's neighbours. */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return this.store.blockRange(docId, from, to);
+  }
+
   /** Every block with its document's first path, document by document in block order, in pages. */
   allBlocks(): AsyncIterable<BlockWithPath> {
     return this.store.iterateBlocks();
@@ -491,6 +503,25 @@ export class Library {
     const files = await checkFiles(this.dir, this.store, resolved);
     const settings = await checkSettings(this.store, resolved);
     return mergeReports(resolved, [store, files, settings]);
+  }
+
+  /** Stores a new background job (see `JobRecord`; `groundwork serve` keeps its uploads' ingests here). */
+  createJob(job: JobRecord): Promise<void> {
+    return this.write(() => this.store.createJob(job));
+  }
+
+  job(id: string): Promise<JobRecord | undefined> {
+    return this.store.getJob(id);
+  }
+
+  /** Jobs newest first, optionally in some states only. */
+  jobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.store.listJobs(query);
+  }
+
+  /** Changes a job; with `ifState`, only when it is in one of those states (else undefined): a compare-and-set. */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined> {
+    return this.write(() => this.store.updateJob(id, patch, options));
   }
 
   /**

@@ -25,3 +25,4 @@ export { openStore, registerStore, storeKinds } from './store/registry.js';
 export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './store/sqlite/sqlite-store.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';
 export * from './embed/index.js';
+export * from './retrieval/index.js';

@@ -1,6 +1,6 @@
 import { headingPaths } from '../document/build.js';
 import type { Document, Element } from '../document/types.js';
-import { tableLayoutFromLines, tableLayoutFromElement, type TableLayout } from './structure-tables.js';
+import { tableLayoutFromLines, tableLayoutFromElement, type ColumnRange, type TableLayout, type TableView } from './structure-tables.js';
 
 /**
  * Units: the semantic pieces the `structure` chunker packs. A unit is a span of the base text (a
@@ -16,8 +16,8 @@ export interface TableSlice {
   layout: TableLayout;
   from: number;
   to: number;
-  /** Set on the pieces of a single oversize row: which part of that row this is (1-based). */
-  rowPart?: number;
+  /** Pieces of one row split by columns: the cells `[from, to)` of row `from` this piece's body holds. */
+  columns?: ColumnRange;
 }
 
 export interface Unit {
@@ -40,6 +40,10 @@ export interface Unit {
   context?: string;
   /** Context for the later pieces if this unit has to be split. */
   continuation?: string;
+  /** Table units: what `context` shows of the table (header rows, key cell), for the chunk's `table` data. */
+  view?: TableView;
+  /** What `continuation` shows. */
+  continuationView?: TableView;
   /** True when the unit is a piece of a larger unit (sentence, line, row, token run). */
   piece?: boolean;
 }

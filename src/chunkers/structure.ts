@@ -3,7 +3,7 @@ import { invalidOption } from '../errors.js';
 import { MathIndex } from '../text/math.js';
 import { splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
-import { headerText, tableDataFor } from './structure-tables.js';
+import { cellTokenSums, headerText, pipeCellSpans, TableHeader, tableDataFor, type CellSpan, type TableLayout, type TableView } from './structure-tables.js';
 import { isSpace, looksLikeMarkdown, unitsFromDocument, unitsFromText, type Unit } from './structure-units.js';
 import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
 
@@ -103,6 +103,8 @@ type Content = ChunkKind | undefined;
 interface Sized extends Unit {
   /** Token count of the unit's own text (an estimate input; chunk texts are counted exactly). */
   tokens: number;
+  /** Exact tokens of `context + text` when already counted (pieces of rows split by columns, chunks of their own). */
+  exact?: number;
 }
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -136,9 +138,45 @@ interface Overlap {
 
 const NO_OVERLAP: Overlap = { text: '', start: undefined };
 
+/**
+ * Share of a table chunk's limit that a repeated header may take. A header that does not fit is not
+ * repeated before whole rows; before the pieces of a row split by columns it is cut to the piece's
+ * columns, and left out when even that does not fit.
+ */
+export const HEADER_SHARE = 1 / 2;
+/**
+ * A header cut to a piece's columns is repeated only while it, the breadcrumb and the key cell are
+ * at most this many times the piece's own text (in characters): what split rows add to the output
+ * stays within this factor of the row (CHUNK_OUTPUT_FACTOR).
+ */
+export const HEADER_BODY_RATIO = 3;
+/** Share of the limit the key (first) cell may take to be repeated before the later pieces of its row. */
+export const KEY_SHARE = 1 / 8;
+
+/** A row being split by columns, and what its pieces repeat. */
+interface RowSplit {
+  unit: Unit;
+  /** Its row index in the layout. */
+  r: number;
+  cells: CellSpan[];
+  limit: number;
+  /** Body rows of a table with a header: the header to cut to each piece's columns. */
+  header: TableHeader | undefined;
+  /** Says the row is split, in the prefix of each piece of a cell too big for a chunk. */
+  marker: string;
+  /** `| key | `, repeated before the cells of later pieces ('' when too long to repeat). */
+  key: string;
+  keyTokens: number;
+  /** Estimated tokens before each cell's stretch of the row (cellTokenSums). */
+  sums: Float64Array | undefined;
+  /** Characters of the breadcrumb before every piece. */
+  crumb: number;
+}
+
 class Packer {
   private readonly counts = new Map<string, number>();
   private readonly crumbs = new Map<string, string>();
+  private readonly headers = new Map<TableLayout, TableHeader>();
   private readonly chunks: Chunk[] = [];
   private units: Sized[] = [];
   private gapTokens: number[] = [];
@@ -177,7 +215,11 @@ class Packer {
     let n = this.counts.get(text);
     if (n === undefined) {
       n = this.tokenizer.count(text);
-      if (text.length <= 2000) this.counts.set(text, n);
+      if (text.length <= 2000) {
+        // Bounded: header cuts and keys of split rows are mostly distinct.
+        if (this.counts.size >= 8192) this.counts.clear();
+        this.counts.set(text, n);
+      }
     }
     return n;
   }
@@ -302,9 +344,13 @@ class Packer {
   private pieceOf(unit: Unit, start: number, end: number, first: boolean): Unit {
     const piece: Unit = { ...unit, start, end, piece: true };
     if (!first) {
-      const context = unit.continuation ?? unit.context;
+      const continued = unit.continuation !== undefined;
+      const context = continued ? unit.continuation : unit.context;
+      const view = continued ? unit.continuationView : unit.view;
       if (context === undefined) delete piece.context;
       else piece.context = context;
+      if (view === undefined) delete piece.view;
+      else piece.view = view;
       // Only the opening piece of a split heading is the heading; the rest is its text.
       if (unit.kind === 'heading') {
         piece.kind = 'text';
@@ -321,14 +367,18 @@ class Packer {
     const header = headerText(this.base, layout);
     const limit = this.limitFor('table');
     // Repeat the header only while it leaves room for rows.
-    const context = header && this.countCached(`${header}\n`) <= limit / 2 ? `${header}\n` : undefined;
+    const context = header && header.length <= limit * 32 && this.count(`${header}\n`) <= limit * HEADER_SHARE ? `${header}\n` : undefined;
     const rowUnit = (from: number, to: number, start: number, end: number, withContext: boolean): Unit => {
       const row: Unit = { ...unit, start, end, table: { layout, from, to } };
       delete row.context;
       delete row.continuation;
+      delete row.view;
+      delete row.continuationView;
       if (withContext && context) {
         row.context = context;
         row.continuation = context;
+        row.view = { header: 'all' };
+        row.continuationView = { header: 'all' };
       }
       return row;
     };
@@ -338,25 +388,212 @@ class Packer {
     if (r === 0 && h > 0) {
       const firstBody = Math.min(h + 1, slice.to);
       const headed = rowUnit(0, firstBody, spans[0]!.start, Math.max(layout.headerEnd, spans[firstBody - 1]!.end), false);
-      const tokens = this.count(this.base.slice(headed.start, headed.end));
+      const tokens = headed.end - headed.start > limit * 32 ? Infinity : this.count(this.base.slice(headed.start, headed.end));
       if (this.fitsAlone(headed, tokens)) {
         out.push({ ...headed, tokens });
         r = firstBody;
       } else {
-        for (; r < h; r++) this.expand(rowUnit(r, r + 1, spans[r]!.start, r === h - 1 ? layout.headerEnd : spans[r]!.end, false), out);
+        for (; r < h; r++) {
+          const withDelimiter = r === h - 1 && layout.headerEnd > spans[r]!.end;
+          if (!withDelimiter) {
+            this.expand(rowUnit(r, r + 1, spans[r]!.start, spans[r]!.end, false), out);
+            continue;
+          }
+          // The last header row with the `| --- |` line under it, or, when that does not fit, the two apart.
+          const headerRow = rowUnit(r, r + 1, spans[r]!.start, layout.headerEnd, false);
+          const rowTokens = headerRow.end - headerRow.start > limit * 32 ? Infinity : this.count(this.base.slice(headerRow.start, headerRow.end));
+          if (this.fitsAlone(headerRow, rowTokens)) {
+            out.push({ ...headerRow, tokens: rowTokens });
+            continue;
+          }
+          this.expand(rowUnit(r, r + 1, spans[r]!.start, spans[r]!.end, false), out);
+          const [ds, de] = this.trim(spans[r]!.end, layout.headerEnd);
+          if (de > ds) this.expand(rowUnit(h, h, ds, de, false), out);
+        }
       }
     }
     for (; r < slice.to; r++) this.expand(rowUnit(r, r + 1, spans[r]!.start, spans[r]!.end, r >= h), out);
   }
 
-  /** A single row too big for a chunk: split its text, and say so in every piece's context. */
+  /** Header rows of a table cut to some columns (built once per table, on its first split row). */
+  private tableHeader(layout: TableLayout): TableHeader {
+    let header = this.headers.get(layout);
+    if (!header) {
+      header = new TableHeader(this.base, layout);
+      this.headers.set(layout, header);
+    }
+    return header;
+  }
+
+  /**
+   * A single row too big for a chunk: split by columns. Each piece holds a run of whole cells; a
+   * piece after the first repeats the row's key (first) cell, and a body row's pieces repeat the
+   * header cut to their own columns (while that fits HEADER_SHARE of the limit). A cell too big for
+   * a chunk of its own is split by its sentences (then clauses, then tokens), each piece saying so.
+   */
   private splitRow(unit: Unit, out: Sized[]): void {
     const slice = unit.table!;
-    const bodyRow = slice.from - slice.layout.headerRows + 1;
+    // The `| --- |` line of a header too wide to keep it with the header row.
+    if (slice.to <= slice.from) {
+      out.push(...this.splitByTokens(unit));
+      return;
+    }
+    const { layout } = slice;
+    const r = slice.from;
+    const line = layout.rowSpans[r]!;
+    const [, lineEnd] = this.trim(line.start, line.end);
+    if (unit.end > lineEnd) {
+      // A row with the `| --- |` line under it: apart.
+      this.expand({ ...unit, end: lineEnd }, out);
+      const [ds, de] = this.trim(lineEnd, unit.end);
+      if (de > ds) {
+        const delimiter: Unit = { ...unit, start: ds, end: de, table: { layout, from: layout.headerRows, to: layout.headerRows } };
+        for (const field of ['context', 'continuation', 'view', 'continuationView'] as const) delete delimiter[field];
+        this.expand(delimiter, out);
+      }
+      return;
+    }
+    const cells = pipeCellSpans(this.base, Math.max(line.start, unit.start), Math.min(line.end, unit.end));
+    // Pieces are sized with their breadcrumb, which comes before their own prefix.
+    const limit = this.limitFor('table') - this.countCached(this.breadcrumb(unit));
+    const header = r >= layout.headerRows && layout.headerRows > 0 ? this.tableHeader(layout) : undefined;
+    const bodyRow = r - layout.headerRows + 1;
     const marker = bodyRow >= 1 ? `[table row ${bodyRow} is split across chunks]\n` : '[table header row is split across chunks]\n';
-    const context = (unit.continuation ?? '') + marker;
-    const row: Unit = { ...unit, context, continuation: context };
-    this.splitSpans(row, splitSentences(this.base, unit.start, unit.end), out);
+    const row: RowSplit = { unit, r, cells, limit, header, marker, key: '', keyTokens: 0, sums: undefined, crumb: this.breadcrumb(unit).length };
+    if (cells.length < 2) {
+      // One cell: its text is split.
+      this.splitCells(row, 0, 1, out);
+      return;
+    }
+    const key = `${this.base.slice(unit.start, cells[0]!.close)} `;
+    const keyTokens = this.count(key);
+    if (keyTokens <= limit * KEY_SHARE) {
+      row.key = key;
+      row.keyTokens = keyTokens;
+    }
+    row.sums = cellTokenSums(this.base, unit.start, cells, this.tokenizer);
+    const n = cells.length;
+    let a = 0;
+    while (a < n) {
+      const withHeader = this.headerFits(row, a, a + 1);
+      let b = a + 1;
+      while (b < n && (!withHeader || this.headerFits(row, a, b + 1)) && this.estimateColumns(row, a, b + 1, withHeader) <= limit) b++;
+      let piece = this.columnPiece(row, a, b, withHeader);
+      while (piece.total > limit && b > a + 1) {
+        // Back off in proportion to the excess (estimates are close, so this is usually one step).
+        b = Math.max(a + 1, Math.min(b - 1, a + Math.floor(((b - a) * limit) / piece.total)));
+        piece = this.columnPiece(row, a, b, withHeader);
+      }
+      if (piece.total > limit) {
+        // This cell does not fit a chunk even alone.
+        this.splitCells(row, a, a + 1, out);
+        a += 1;
+        continue;
+      }
+      // A few small cells before a cell that must be split go with that cell's first piece.
+      if (b < n && this.estimateColumns(row, b, b + 1, this.headerFits(row, b, b + 1)) > limit && piece.total <= limit / 4) {
+        this.splitCells(row, a, b + 1, out);
+        a = b + 1;
+        continue;
+      }
+      out.push(piece.unit);
+      a = b;
+    }
+  }
+
+  /** Whether the header cut to columns [from, to) may be repeated (its estimate within HEADER_SHARE). */
+  private headerFits(row: RowSplit, from: number, to: number): boolean {
+    return row.header !== undefined && row.header.estimate(from, to, this.tokenizer) <= row.limit * HEADER_SHARE;
+  }
+
+  /** Estimated tokens of a piece holding cells [from, to) of the row with its prefix. */
+  private estimateColumns(row: RowSplit, from: number, to: number, withHeader: boolean): number {
+    const sums = row.sums!;
+    const body = sums[to]! - sums[from]!;
+    const key = from > 0 ? row.keyTokens : 0;
+    return body + key + (withHeader ? row.header!.estimate(from, to, this.tokenizer) : 0);
+  }
+
+  /** The start of the stretch of cells from `from` in the row (the line start for the first cell). */
+  private cellsStart(row: RowSplit, from: number): number {
+    if (from === 0) return row.unit.start;
+    const cell = row.cells[from]!;
+    // An empty cell starts at the pipe that closes it.
+    return cell.end > cell.start || cell.close === cell.end ? cell.start : cell.close - 1;
+  }
+
+  /** The prefix of a piece of the row starting at column `from` whose header shows columns [from, to). */
+  private rowContext(row: RowSplit, from: number, to: number, withHeader: boolean, marker: string, bodyChars = Infinity): { context: string; view: TableView } {
+    let context = '';
+    const view: TableView = {};
+    if (withHeader && row.header) {
+      // A cut to every column is the header itself, as whole rows repeat it.
+      const full = from <= 1 && to >= row.cells.length ? `${headerText(this.base, row.header.layout)}\n` : undefined;
+      const all = full !== undefined && full.length <= row.limit * 32 && this.count(full) <= row.limit * HEADER_SHARE;
+      const cut = all ? full : row.header.cut(from, to);
+      // A header far longer than the cells it names (long names over one-digit cells) is left out:
+      // with the breadcrumb and the key, what a piece repeats stays within HEADER_BODY_RATIO of it.
+      const key = from > 0 ? row.key.length : 0;
+      if (all || (row.crumb + cut.length + key <= HEADER_BODY_RATIO * bodyChars && this.count(cut) <= row.limit * HEADER_SHARE)) {
+        context += cut;
+        view.header = all ? 'all' : { from, to };
+      }
+    }
+    context += marker;
+    if (from > 0 && row.key) {
+      context += row.key;
+      view.key = true;
+    }
+    return { context, view };
+  }
+
+  /** Cells [from, to) of the row as one piece, with its prefix and exact count (`total`, prefix included). */
+  private columnPiece(row: RowSplit, from: number, to: number, withHeader: boolean): { unit: Sized; total: number } {
+    const start = this.cellsStart(row, from);
+    const end = row.cells[to - 1]!.close;
+    const { context, view } = this.rowContext(row, from, to, withHeader, '', end - start);
+    const unit: Unit = { ...row.unit, start, end, table: { layout: row.unit.table!.layout, from: row.r, to: row.r + 1, columns: { from, to } }, piece: true };
+    delete unit.continuation;
+    delete unit.continuationView;
+    if (context) {
+      unit.context = context;
+      unit.view = view;
+    } else {
+      delete unit.context;
+      delete unit.view;
+    }
+    const total = this.count(context + this.base.slice(start, end));
+    // Body tokens are only an estimate here (the piece is a chunk of its own, counted as a whole).
+    const prefixTokens = context ? Math.min(total - 1, (view.header && view.header !== 'all' ? row.header!.estimate(from, to, this.tokenizer) : 0) + (view.key ? row.keyTokens : 0)) : 0;
+    return { unit: { ...unit, tokens: Math.max(1, total - prefixTokens), exact: total }, total };
+  }
+
+  /**
+   * Cells [from, to) of the row, the last of them too big for a chunk: split by sentences (then as
+   * splitSpans does). The first piece repeats the header of these columns, later ones the header of
+   * the big cell's column; all say the row is split, and repeat its key cell when it is not in the body.
+   */
+  private splitCells(row: RowSplit, from: number, to: number, out: Sized[]): void {
+    const big = to - 1;
+    const start = this.cellsStart(row, from);
+    const end = big === row.cells.length - 1 ? row.unit.end : row.cells[big]!.close;
+    const first = this.rowContext(row, from, to, this.headerFits(row, from, to), row.marker);
+    const later = this.rowContext(row, big, big + 1, this.headerFits(row, big, big + 1), row.marker);
+    const split: Unit = {
+      ...row.unit,
+      start,
+      end,
+      table: { layout: row.unit.table!.layout, from: row.r, to: row.r + 1, columns: { from, to, cells: row.cells } },
+      context: first.context,
+      view: first.view,
+      continuation: later.context,
+      continuationView: later.view,
+    };
+    // Sentences of the cells' text; the cell's closing ` |` stays with the last one.
+    const textEnd = Math.max(start + 1, Math.min(end, row.cells[big]?.end ?? end));
+    const sentences = splitSentences(this.base, start, textEnd);
+    if (sentences.length > 0) sentences[sentences.length - 1]!.end = end;
+    this.splitSpans(split, sentences, out);
   }
 
   private lineSpans(start: number, end: number): { start: number; end: number }[] {
@@ -391,6 +628,7 @@ class Packer {
       let prefix = this.prefixFor(piece);
       if (this.countCached(prefix) >= limit) {
         delete piece.context;
+        delete piece.view;
         prefix = this.prefixFor(piece);
       }
       const prefixTokens = this.countCached(prefix);
@@ -426,7 +664,17 @@ class Packer {
   /** The largest cut `end` it finds with tokens(prefix + base[s, end)) <= limit (at least one grapheme). */
   private fitCut(prefix: string, s: number, end: number, limit: number): { end: number; tokens: number } {
     // Pieces are stored without trailing whitespace, so that is what gets measured.
-    const measure = (cut: number) => this.count(prefix + this.base.slice(s, this.trim(s, cut)[1]));
+    // Cuts inside one whitespace run measure the same text: each distinct text is counted once.
+    const measured = new Map<number, number>();
+    const measure = (cut: number): number => {
+      const to = this.trim(s, cut)[1];
+      let tokens = measured.get(to);
+      if (tokens === undefined) {
+        tokens = this.count(prefix + this.base.slice(s, to));
+        measured.set(to, tokens);
+      }
+      return tokens;
+    };
     // Characters a limit's worth of tokens probably spans, from the last cut (adapts to the script).
     const reach = Math.ceil(limit * this.charsPerToken * 1.5) + 16;
     if (end - s <= reach) {
@@ -568,6 +816,8 @@ class Packer {
   private extend(i: number): { last: number; fit: boolean } {
     const units = this.units;
     const first = units[i]!;
+    // A piece of a row split by columns is a chunk of its own (see below): nothing to measure.
+    if (first.exact !== undefined) return { last: i, fit: true };
     let content = contentOf(first);
     let tableId = first.table?.layout.id;
     const overlap = this.overlapFor(first).text;
@@ -583,6 +833,11 @@ class Packer {
       }
       const next = combine(content, contentOf(unit));
       if (next === null) return { last: j, fit: true };
+      // A piece of a row split by columns is a chunk of its own (its prefix is its own header cut);
+      // only the pieces of one cell split by sentences (one columns range) pack together.
+      const columns = unit.table?.columns;
+      const previousColumns = units[j]!.table?.columns;
+      if (hasContent && (columns || previousColumns) && columns !== previousColumns) return { last: j, fit: true };
       if (unit.table && tableId !== undefined && unit.table.layout.id !== tableId) return { last: j, fit: true };
       const limit = this.limitFor(next);
       const grown = body + this.gapTokens[k]! + unit.tokens;
@@ -624,8 +879,9 @@ class Packer {
       const content = this.contentRange(i, j);
       const limit = this.limitFor(content);
       const prefix = this.prefixFor(first, overlap);
-      // A lone unit without prefix was counted exactly already.
-      const tokens = i === j && prefix === '' ? first.tokens : this.count(prefix + this.base.slice(first.start, units[j]!.end));
+      // A lone unit without prefix (or with just its own context, for a piece counted with it) was counted exactly already.
+      const counted = i === j ? (prefix === '' ? first.tokens : first.exact !== undefined && prefix === (first.context ?? '') ? first.exact : undefined) : undefined;
+      const tokens = counted ?? this.count(prefix + this.base.slice(first.start, units[j]!.end));
       if (tokens <= limit) {
         this.push(i, j, prefix, tokens, content, overlap ? tail.start : undefined);
         return j;
@@ -694,7 +950,9 @@ class Packer {
     if (contextStart !== undefined) chunk.contextStart = contextStart;
     if (kind === 'table') {
       const tableUnits = units.filter((u) => u.table);
-      const table = tableUnits.length > 0 ? tableDataFor(tableUnits[0]!.table!.layout, tableUnits.map((u) => u.table!)) : undefined;
+      // The prefix shows what the first unit's context shows (breadcrumb and overlap are not table rows).
+      const view = first.context !== undefined && prefix.endsWith(first.context) ? first.view : undefined;
+      const table = tableUnits.length > 0 ? tableDataFor(this.base, tableUnits[0]!.table!.layout, tableUnits.map((u) => u.table!), view, { start: first.start, end: last.end }) : undefined;
       if (table) chunk.table = table;
     }
     if (kind === 'turn') this.addTurnFields(chunk, units);

@@ -61,3 +61,16 @@ export interface ChunkerDefinition<O = Record<string, unknown>> {
   chunkDocument(doc: Document, options: O, tokenizer: Tokenizer): Chunk[];
   chunkText(text: string, options: O, tokenizer: Tokenizer): Chunk[];
 }
+
+/**
+ * What chunking may store: for every strategy, the texts of a document's chunks together hold at
+ * most this many times the chunked text (`doc.canonical`, or the string given to `chunkText`) plus
+ * the overlap they declare (text a chunk repeats from the one before it: `structure`'s
+ * `[contextStart, start)`, the shared span of `recursive`, `sentence` and `token` windows, `qwen`'s
+ * 150-character tail) and a few characters of fixed overhead (`qwen`'s `[page: N]` markers in a tiny
+ * document). The prefixes that repeat context are what the factor pays for: a breadcrumb (at most a
+ * quarter of the limit), a table header (at most half the limit, and before a piece of a row split by
+ * columns at most three times that piece), a row's key cell. Asserted over every strategy, the
+ * pathological generators and random documents in test/chunkers/output-bound.test.ts.
+ */
+export const CHUNK_OUTPUT_FACTOR = 4;

@@ -23,6 +23,8 @@ import {
 } from './common.js';
 import { formatReport, ingestOptionsFrom } from './ingest-command.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
+import { librarySources } from '../retrieval/library-source.js';
+import { retrieve } from '../retrieval/pipeline.js';
 import { formatHit } from './search-command.js';
 
 /** The bundled samples sit two levels above this module, in src/cli/ and in dist/cli/ alike. */
@@ -101,7 +103,7 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
     io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, library.dir, options.strategy)}`);
     const queries = stringValues(args, 'query');
     for (const query of queries.length > 0 ? queries : DEMO_QUERIES) {
-      const hits = await library.search(query, { k: DEMO_HITS });
+      const { hits } = await retrieve(query, { k: DEMO_HITS }, librarySources(library));
       io.out(`\nSearch ${JSON.stringify(query)}: ${hits.length === 0 ? 'no results' : `top ${count(hits.length, 'hit')}`}\n`);
       io.out(hits.map((hit, i) => formatHit(hit, i + 1, false)).join('\n'));
     }

@@ -56,6 +56,11 @@ export interface BBox {
   y1: number;
 }
 
+/** A box on a given page (1-based). */
+export interface PageBox extends BBox {
+  page: number;
+}
+
 export interface TableCell {
   text: string;
   rowSpan?: number;
@@ -119,7 +124,14 @@ export interface ElementDraft {
   /** Provenance. Pages are 1-based. */
   page?: number;
   pageEnd?: number;
+  /** Where the element starts: its first piece's box, on `page`. */
   bbox?: BBox;
+  /**
+   * Every piece's box in reading order, when the element is set in more than one (a paragraph
+   * continued in the next column or on the next page, a table continued on the next page);
+   * `bboxes[0]` is `bbox` on `page`.
+   */
+  bboxes?: PageBox[];
   sheet?: string;
   slide?: number;
   /** Offsets into the decoded source text, where the format is text (Markdown, plain text). */

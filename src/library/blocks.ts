@@ -62,7 +62,8 @@ function boxesOf(doc: Document, c: Chunk): Block['bboxes'] {
   const boxes: NonNullable<Block['bboxes']> = [];
   for (let i = lo; i < els.length && els[i]!.start < c.end; i++) {
     const e = els[i]!;
-    if (e.bbox) boxes.push(e.page !== undefined ? { page: e.page, ...e.bbox } : { ...e.bbox });
+    if (e.bboxes) boxes.push(...e.bboxes.map((b) => ({ ...b })));
+    else if (e.bbox) boxes.push(e.page !== undefined ? { page: e.page, ...e.bbox } : { ...e.bbox });
   }
   return boxes.length > 0 ? boxes : null;
 }

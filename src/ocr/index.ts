@@ -1,5 +1,5 @@
 import { GroundworkError } from '../errors.js';
-import type { PageRules } from '../pdf/rulings.js';
+import type { PageRules } from '../layout/rules.js';
 import { recognizeWithCli, type RecognizeRequest } from './engine-cli.js';
 import { closeJsWorker, recognizeWithJs } from './engine-js.js';
 import { CJK_ALL, CJK_CHARS, CJK_TEXT, cliLanguages, DEFAULT_OCR_LANG, installHint, languageFile, splitLangs, tesseractJsInstalled } from './languages.js';
@@ -14,7 +14,7 @@ import { findVerticalColumns, rereadVerticalColumns, verticalLanguage, type Vert
 export type { OcrBlock, OcrBox, OcrEngineName, OcrLine, OcrOptions, OcrPage, OcrWord } from './types.js';
 export type { Raster } from './raster.js';
 export { decodeImage, imageKind } from './raster.js';
-export { ocrPageToElements, ocrBoxToSource } from './layout.js';
+export { ocrPageToElements, ocrBoxToSource } from './elements.js';
 export { DEFAULT_OCR_LANG } from './languages.js';
 
 const DEFAULT_PSM = 3;

@@ -1,4 +1,4 @@
-import type { PageRules, Rule } from '../pdf/rulings.js';
+import type { PageRules, Rule } from '../layout/rules.js';
 import type { Raster } from './raster.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { TableCell } from '../document/types.js';
-import type { PageChars } from '../pdf/chars.js';
-import type { PageRules, Rule } from '../pdf/rulings.js';
-import type { Run } from '../pdf/runs.js';
-import { findRuledTables, type RuledTable } from '../pdf/tables-ruled.js';
-import { findUnruledTables } from '../pdf/tables-unruled.js';
+import type { PageChars } from '../layout/chars.js';
+import type { PageRules, Rule } from '../layout/rules.js';
+import type { Run } from '../layout/runs.js';
+import { findRuledTables, type RuledTable } from '../layout/tables-ruled.js';
+import { findUnruledTables } from '../layout/tables-unruled.js';
 import { joinLines, joinWords, median } from './tsv.js';
 import type { Raster } from './raster.js';
 import { cropCell, stackCrops, type Crop } from './rulings.js';

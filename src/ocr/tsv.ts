@@ -1,6 +1,6 @@
 import type { OcrBlock, OcrBox, OcrLine, OcrWord } from './types.js';
-import { firstCode, lastCode, needsSpace } from '../pdf/script.js';
-import { joinText } from '../pdf/text.js';
+import { firstCode, lastCode, needsSpace } from '../layout/script.js';
+import { joinText } from '../layout/text.js';
 
 /** What Tesseract's TSV output holds for one page, before the engine and rotation are known. */
 export interface TsvPage {

@@ -1,4 +1,4 @@
-import type { PageRules } from '../pdf/rulings.js';
+import type { PageRules } from '../layout/rules.js';
 
 /** Boxes are in pixels of the upright page (after the rotation in `OcrPage.angle`), at the image's own resolution. */
 export interface OcrBox {

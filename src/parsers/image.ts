@@ -16,7 +16,7 @@ const LOW_CONFIDENCE_WARNING = 60;
  */
 export const imageParser: ParserDefinition = {
   formats: ['image'],
-  version: '1',
+  version: '2',
   textual: false,
   async parse(input: ParseInput, options: ParseOptions): Promise<DocumentDraft> {
     const kind = imageKind(input.bytes);

@@ -183,11 +183,21 @@ function atPath(value: Record<string, unknown>, path: string): unknown {
 /**
  * A readable rendering of any JSON value, YAML-like: `key: value` lines, nested objects indented two
  * spaces, array items as `- ` lines. Multi-line strings stay multi-line, indented under their key.
+ * Indentation stops growing at MAX_INDENT_DEPTH levels, so a deeply nested value renders in text
+ * proportional to its size (every line of a value nested 10,000 deep would otherwise carry 20,000 spaces).
  */
 export function render(value: unknown): string {
   const lines: string[] = [];
-  renderInto(value, 0, lines);
+  renderInto(value, 0, lines, undefined);
   return lines.join('\n');
+}
+
+/** Levels of nesting that still indent their lines; deeper levels stay at this indentation. */
+export const MAX_INDENT_DEPTH = 16;
+const PADS = Array.from({ length: MAX_INDENT_DEPTH + 1 }, (_, d) => '  '.repeat(d));
+
+function padFor(depth: number): string {
+  return PADS[Math.min(depth, MAX_INDENT_DEPTH)]!;
 }
 
 function scalar(value: unknown): string {
@@ -197,42 +207,54 @@ function scalar(value: unknown): string {
 }
 
 function isScalar(value: unknown): boolean {
-  return value === null || typeof value !== 'object' || (Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0);
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  for (const _ in value) return false;
+  return true;
 }
 
 function emptyContainer(value: unknown): string {
   return Array.isArray(value) ? '[]' : '{}';
 }
 
-function renderInto(value: unknown, depth: number, lines: string[]): void {
-  const pad = '  '.repeat(depth);
+/**
+ * Renders `value` at `depth` into `lines`. `lead`, when given, replaces the indentation of the first
+ * line: an array item's `- ` marker (for a chain of arrays, `- - `...), so no line is ever rewritten.
+ */
+function renderInto(value: unknown, depth: number, lines: string[], lead: string | undefined): void {
+  const pad = padFor(depth);
+  let first = lead;
+  const push = (line: string): void => {
+    lines.push((first ?? pad) + line);
+    first = undefined;
+  };
   if (isScalar(value)) {
     const text = typeof value === 'object' && value !== null ? emptyContainer(value) : scalar(value);
-    for (const line of text.split('\n')) lines.push(pad + line);
+    for (const line of text.split('\n')) push(line);
     return;
   }
   if (Array.isArray(value)) {
+    const childPad = padFor(depth + 1);
     for (const item of value) {
       if (isScalar(item)) {
         const text = typeof item === 'object' && item !== null ? emptyContainer(item) : scalar(item);
-        lines.push(`${pad}- ${text.replace(/\n/g, `\n${pad}  `)}`);
+        push(`- ${text.replace(/\n/g, `\n${childPad}`)}`);
       } else {
-        const nested: string[] = [];
-        renderInto(item, depth + 1, nested);
         // The first line of the nested block carries the dash.
-        nested[0] = `${pad}- ${nested[0]!.slice(pad.length + 2)}`;
-        lines.push(...nested);
+        renderInto(item, depth + 1, lines, `${first ?? pad}- `);
+        first = undefined;
       }
     }
     return;
   }
+  const childPad = padFor(depth + 1);
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     if (isScalar(item)) {
       const text = typeof item === 'object' && item !== null ? emptyContainer(item) : scalar(item);
-      lines.push(`${pad}${key}: ${text.replace(/\n/g, `\n${pad}  `)}`);
+      push(`${key}: ${text.replace(/\n/g, `\n${childPad}`)}`);
     } else {
-      lines.push(`${pad}${key}:`);
-      renderInto(item, depth + 1, lines);
+      push(`${key}:`);
+      renderInto(item, depth + 1, lines, undefined);
     }
   }
 }

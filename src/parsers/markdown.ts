@@ -1,12 +1,14 @@
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
 import type { DocumentDraft, ElementDraft, TableCell, TableData } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import type { ParseInput, ParserDefinition } from './types.js';
 import { parseHtmlDocument } from './html-dom.js';
+import { lexMarkdown } from './markdown-lexer.js';
 import { joinBlockTexts, tableText, walkHtml } from './html-walk.js';
 
 /**
- * Markdown parser on marked's lexer (GFM). One lexer pass over the whole document; every element
+ * Markdown parser on marked's lexer (GFM; its block quotes and emphasis-heavy runs read in linear
+ * time, see markdown-lexer.ts). One lexer pass over the whole document; every element
  * keeps `sourceStart`/`sourceEnd` into the LF-normalised input. Top-level tokens are exact: their
  * `raw`s concatenate to the source. Blocks nested in list items are lexed by marked from dedented
  * text, so they are located in the source by their first line, searching forward from the previous
@@ -70,12 +72,13 @@ export function normaliseMarkdownSource(text: string): string {
   return noBom.includes('\r') ? noBom.replace(CRLF, '\n') : noBom;
 }
 
-export function parseMarkdown(text: string): MarkdownResult {
+/** `lex` is the tokenizer (tests compare lexMarkdown with marked's own lexer through it). */
+export function parseMarkdown(text: string, lex: (src: string) => Token[] = lexMarkdown): MarkdownResult {
   const source = normaliseMarkdownSource(text);
   const frontMatter = FRONT_MATTER.exec(source);
   const metadata = frontMatter ? parseFrontMatter(frontMatter[1]!) : {};
   const base = frontMatter ? frontMatter[0].length : 0;
-  const tokens = new Lexer({ gfm: true }).lex(base > 0 ? source.slice(base) : source);
+  const tokens = lex(base > 0 ? source.slice(base) : source);
   const emitter = new Emitter(source);
   let offset = base;
   for (const token of tokens) {

@@ -45,16 +45,19 @@ export function paragraphs(text: string): ElementDraft[] {
     start = -1;
   };
   let lineStart = 0;
+  let nextFormFeed = paged ? text.indexOf('\f') : -1;
   while (lineStart <= text.length) {
     let lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd < 0) lineEnd = text.length;
-    // Form feeds split the line into pieces on different pages.
+    // Form feeds split the line into pieces on different pages. The next form feed is searched
+    // for once per form feed, not once per line (millions of lines and no form feed: one search).
     let pieceStart = lineStart;
-    for (let ff = text.indexOf('\f', pieceStart); ff >= 0 && ff < lineEnd; ff = text.indexOf('\f', pieceStart)) {
-      addPiece(pieceStart, ff);
+    while (nextFormFeed >= 0 && nextFormFeed < lineEnd) {
+      addPiece(pieceStart, nextFormFeed);
       flush();
       page++;
-      pieceStart = ff + 1;
+      pieceStart = nextFormFeed + 1;
+      nextFormFeed = text.indexOf('\f', pieceStart);
     }
     addPiece(pieceStart, lineEnd);
     lineStart = lineEnd + 1;

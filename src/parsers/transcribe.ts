@@ -168,32 +168,40 @@ function toWord(item: TranscribeItem): Word | undefined {
 
 function buildTurns(words: readonly Word[]): ElementDraft[] {
   const turns: ElementDraft[] = [];
-  let text = '';
+  // A turn's text is built from parts, joined once: a long turn costs its length, not its length squared.
+  let parts: string[] = [];
+  let last = '';
   let speaker: string | undefined;
   let start: number | undefined;
   let end: number | undefined;
   let count = 0;
   const flush = (): void => {
-    if (text) turns.push({ kind: 'turn', text, ...(speaker && { speaker }), ...(start !== undefined && { startTime: start }), ...(end !== undefined && { endTime: end }) });
-    text = '';
+    if (parts.length > 0) turns.push({ kind: 'turn', text: parts.join(''), ...(speaker && { speaker }), ...(start !== undefined && { startTime: start }), ...(end !== undefined && { endTime: end }) });
+    parts = [];
+    last = '';
     start = undefined;
     end = undefined;
     count = 0;
   };
+  const append = (content: string): void => {
+    parts.push(content);
+    last = content;
+  };
   for (const word of words) {
     if (word.punctuation) {
       // Punctuation joins the word before it, whoever speaks next.
-      text += word.content;
+      append(word.content);
       continue;
     }
     const wordSpeaker = word.speaker ?? speaker;
-    if (text) {
-      const sentenceEnded = SENTENCE_END.test(text);
+    if (parts.length > 0) {
+      const sentenceEnded = SENTENCE_END.test(last);
       const paused = end !== undefined && word.start !== undefined && word.start - end >= PAUSE_SECONDS;
       if (wordSpeaker !== speaker || (sentenceEnded && (count >= MAX_TURN_WORDS || paused))) flush();
     }
     speaker = wordSpeaker;
-    text = text ? `${text} ${word.content}` : word.content;
+    if (parts.length > 0) parts.push(' ');
+    append(word.content);
     count++;
     if (start === undefined && word.start !== undefined) start = word.start;
     if (word.end !== undefined) end = word.end;

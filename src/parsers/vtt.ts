@@ -30,8 +30,8 @@ export const vttParser: ParserDefinition = {
 };
 
 const TIMING = /^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s+-->\s+((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})/;
-const VOICE_SPAN = /<v(?:\.[^\s>]*)?\s+([^>]*)>([\s\S]*?)(?=<v[\s.]|$)/g;
-const TAG = /<[^>]*>/g;
+const VOICE_START = /<v[\s.]/g;
+const WHITESPACE = /\s/;
 const BLANK_LINE_SPLIT = /\n[ \t]*\n+/;
 const LINE_SPACES = /[ \t]+/g;
 const VOICE_CLOSE = /<\/v>/g;
@@ -88,28 +88,64 @@ interface VoiceSpan {
   text: string;
 }
 
-/** Splits a cue payload at its voice tags; text before the first tag has no speaker. */
+/**
+ * Splits a cue payload at its voice tags; text before the first tag has no speaker. Scans the
+ * payload once: a voice tag runs to the next `>` (as `<v(\.[^\s>]*)?\s+([^>]*)>`), its text to the
+ * next voice tag. An unclosed `<v` (no `>` after it) ends the scan, so tags without a `>` cost one
+ * search in all instead of one per tag.
+ */
 function voiceSpans(payload: string): VoiceSpan[] {
   const body = payload.replace(VOICE_CLOSE, '');
-  const firstVoice = body.search(/<v[\s.]/);
-  if (firstVoice < 0) return [{ text: cueText(body) }];
+  const starts: number[] = [];
+  for (const m of body.matchAll(VOICE_START)) starts.push(m.index);
+  if (starts.length === 0) return [{ text: cueText(body) }];
   const spans: VoiceSpan[] = [];
-  if (firstVoice > 0) spans.push({ text: cueText(body.slice(0, firstVoice)) });
-  VOICE_SPAN.lastIndex = firstVoice;
-  for (let m = VOICE_SPAN.exec(body); m; m = VOICE_SPAN.exec(body)) {
-    const speaker = decodeEntities(m[1]!.trim());
-    spans.push({ ...(speaker && { speaker }), text: cueText(m[2]!) });
+  if (starts[0]! > 0) spans.push({ text: cueText(body.slice(0, starts[0])) });
+  let i = 0;
+  while (i < starts.length) {
+    let k = starts[i]! + 2;
+    if (body.charCodeAt(k) === 0x2e) {
+      k++;
+      while (k < body.length && !WHITESPACE.test(body[k]!) && body[k] !== '>') k++;
+    }
+    if (k >= body.length || !WHITESPACE.test(body[k]!)) {
+      i++;
+      continue;
+    }
+    const close = body.indexOf('>', k);
+    if (close < 0) break;
+    while (WHITESPACE.test(body[k]!)) k++;
+    const speaker = decodeEntities(body.slice(k, close).trim());
+    while (i < starts.length && starts[i]! <= close) i++;
+    const next = i < starts.length ? starts[i]! : body.length;
+    spans.push({ ...(speaker && { speaker }), text: cueText(body.slice(close + 1, next)) });
   }
   return spans;
 }
 
 /** Cue text without markup, entities decoded, each line's spaces collapsed. */
 function cueText(raw: string): string {
-  return decodeEntities(raw.replace(TAG, ''))
+  return decodeEntities(stripTags(raw))
     .split('\n')
     .map((line) => line.replace(LINE_SPACES, ' ').trim())
     .filter(Boolean)
     .join('\n');
+}
+
+/** `raw` without `<...>` tags (each `<` to the next `>`), in one pass: a `<` with no `>` after it ends the tags. */
+export function stripTags(raw: string): string {
+  let open = raw.indexOf('<');
+  if (open < 0) return raw;
+  let out = '';
+  let from = 0;
+  while (open >= 0) {
+    const close = raw.indexOf('>', open + 1);
+    if (close < 0) break;
+    out += raw.slice(from, open);
+    from = close + 1;
+    open = raw.indexOf('<', from);
+  }
+  return out + raw.slice(from);
 }
 
 export function distinctSpeakers(elements: readonly ElementDraft[]): string[] {

@@ -1,86 +1,24 @@
-import { ocrBoxToSource } from '../ocr/layout.js';
-import { findOcrTables, placeTables } from '../ocr/tables.js';
-import { median } from '../ocr/tsv.js';
-import type { OcrBlock, OcrBox, OcrPage } from '../ocr/types.js';
-import type { PageItem } from './layout.js';
-import type { Line } from './lines.js';
+import type { PageItem } from '../layout/page.js';
 import type { GrayPage } from './render.js';
-import type { PageRules } from './rulings.js';
 
 /**
- * OCR of PDF pages without a usable text layer, by src/ocr (loaded only when a page needs it;
- * `setPdfOcr` swaps the engine, e.g. in tests). OCR output is
- * mapped back into the same lines and blocks as a text layer (pixels -> points), so headings by
- * size, furniture and paragraph joining work on scans too.
+ * OCR of PDF pages without a usable text layer goes through this interface, not an import of an
+ * engine: the PDF parser (src/parsers/pdf.ts) passes src/ocr's recognizer (or a test's), and
+ * `parsePdf` without one reports such pages as unread.
  */
-export type PdfOcrFunction = (image: GrayPage, options: { lang: string }) => Promise<OcrPage>;
 
-/** The default: src/ocr (Tesseract CLI or tesseract.js), loaded only when a page needs it. */
-const tesseractOcr: PdfOcrFunction = async (image, options) => {
-  const { ocrRaster } = await import('../ocr/index.js');
-  return ocrRaster({ width: image.width, height: image.height, channels: 1, data: image.data }, { lang: options.lang, dpi: image.dpi });
-};
-
-let ocrFunction: PdfOcrFunction | null = tesseractOcr;
-
-/** Replaces the function that OCRs a rendered page: undefined restores the default, null turns OCR off. */
-export function setPdfOcr(fn: PdfOcrFunction | null | undefined): void {
-  ocrFunction = fn === undefined ? tesseractOcr : fn;
-}
-
-export function pdfOcr(): PdfOcrFunction | null {
-  return ocrFunction;
+/** A rendered page's text as an OCR engine read it, as layout items in points. */
+export interface RecognizedPage {
+  /** Blocks and tables in the page's frame (points): headings by size, furniture and joins work on them as on a text layer. */
+  items: PageItem[];
+  /** For the page's warning: engine, languages, mean word confidence 0-100. */
+  engine: string;
+  lang: string;
+  confidence: number;
 }
 
 /**
- * OCR blocks and tables as page items in points; `scale` = 72 / dpi of the render. Lines keep the
- * upright frame the OCR read them in (structure follows the text); a rotated scan's element boxes
- * are mapped back onto the page. `rules`: lines found in the rendered page in the OCR's upright
- * frame (`findRasterRules`), for ruled tables; without them only aligned columns make tables.
+ * Reads one rendered page (grey pixels at `image.dpi`). Rejects with an UNSUPPORTED
+ * GroundworkError when no engine can read `options.lang`.
  */
-export function ocrToItems(ocr: OcrPage, pageIndex: number, scale: number, rules?: PageRules): PageItem[] {
-  const toPage = (box: OcrBox): OcrBox => {
-    const b = ocr.angle === 0 ? box : ocrBoxToSource(box, ocr);
-    return { x0: b.x0 * scale, y0: b.y0 * scale, x1: b.x1 * scale, y1: b.y1 * scale };
-  };
-  const blocks = ocr.blocks.filter((b) => b.lines.some((l) => l.text.trim() !== ''));
-  const { tables, used } = findOcrTables(blocks, ocrBodySize(blocks), rules);
-  const items: PageItem[] = [];
-  let region = 0;
-  for (const item of placeTables(blocks, tables, used)) {
-    if (item.type === 'table') {
-      const { rows, headerRows, bbox } = item.table;
-      items.push({ type: 'table', table: { ...toPage(bbox), rows, headerRows, boldHeader: false } });
-      continue;
-    }
-    const ocrBlock = item.block;
-    const lines: Line[] = ocrBlock.lines
-      .filter((l) => l.text.trim() !== '')
-      .map((l) => ({
-        text: l.text.trim(),
-        x0: l.bbox.x0 * scale,
-        y0: l.bbox.y0 * scale,
-        x1: l.bbox.x1 * scale,
-        y1: l.bbox.y1 * scale,
-        // Word height in pixels is roughly cap-to-descender: about the font size.
-        size: Math.round(l.size * scale * 2) / 2,
-        bold: false,
-        italic: false,
-        mono: false,
-        rtl: false,
-        font: -1,
-        chars: l.text.length,
-        region,
-      }));
-    if (lines.length === 0) continue;
-    region++;
-    items.push({ type: 'block', block: { lines, ...toPage(ocrBlock.bbox), page: pageIndex } });
-  }
-  return items;
-}
-
-/** The line height that carries the most words: the page's body text, for table tolerances. */
-function ocrBodySize(blocks: readonly OcrBlock[]): number {
-  const sizes = blocks.flatMap((b) => b.lines.flatMap((l) => l.words.map(() => Math.round(l.size))));
-  return sizes.length === 0 ? 0 : median(sizes);
-}
+export type PageRecognizer = (image: GrayPage, options: { lang: string; pageIndex: number }) => Promise<RecognizedPage>;

@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { FontTable } from './chars.js';
 import { compiledPdfium, loadEngine, openDocument } from './engine.js';
-import type { PageLayout } from './layout.js';
+import type { PageLayout } from '../layout/page.js';
 import { PageReader } from './page-range.js';
 import { startWorker } from '../util/worker.js';
 

@@ -1,6 +1,6 @@
 import type { FontTable } from './chars.js';
 import type { Engine, OpenedDocument } from './engine.js';
-import { analysePage, type PageLayout } from './layout.js';
+import { analysePage, type PageLayout } from '../layout/page.js';
 import { readPage } from './page.js';
 
 /** One page read and analysed; a page that cannot be read is reported and left empty. */

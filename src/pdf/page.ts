@@ -1,23 +1,15 @@
-import { extractChars, type FontTable, type PageChars } from './chars.js';
+import type { PageChars } from '../layout/chars.js';
+import type { PositionedPage } from '../layout/page.js';
+import { extractChars, type FontTable } from './chars.js';
 import type { Engine, OpenedDocument } from './engine.js';
-import { pageGeometry, type PageGeometry } from './geometry.js';
-import { extractRules, type PageRules } from './rulings.js';
-
-/** Everything layout analysis needs from one page; the PDFium page is closed before this returns. */
-export interface PageContent {
-  /** 0-based page index. */
-  index: number;
-  geometry: PageGeometry;
-  chars: PageChars;
-  rules: PageRules;
-  /** Number of image objects on the page (a page of images and no text is a scan). */
-  images: number;
-}
+import { pageGeometry } from './geometry.js';
+import { extractRules } from './rulings.js';
 
 const OBJ_IMAGE = 3;
 const OBJ_FORM = 5;
 
-export function readPage(engine: Engine, doc: OpenedDocument, index: number, fonts: FontTable): PageContent {
+/** Everything layout analysis needs from one page (its image objects counted); the PDFium page is closed before this returns. */
+export function readPage(engine: Engine, doc: OpenedDocument, index: number, fonts: FontTable): PositionedPage {
   const raw = engine.raw;
   const page = raw.FPDF_LoadPage!(doc.handle, index);
   if (!page) throw new Error(`page ${index + 1} could not be loaded`);
@@ -32,7 +24,7 @@ export function readPage(engine: Engine, doc: OpenedDocument, index: number, fon
     }
     const rules = extractRules(engine, page, geometry);
     const images = countImages(engine, page, false, 0);
-    return { index, geometry, chars, rules, images };
+    return { index, width: geometry.width, height: geometry.height, chars, rules, images };
   } finally {
     raw.FPDF_ClosePage!(page);
   }

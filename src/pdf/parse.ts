@@ -3,13 +3,13 @@ import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
 import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from './integrity.js';
-import type { PageItem, PageLayout } from './layout.js';
+import type { PageItem, PageLayout } from '../layout/page.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
 import { analysePages, pageWorkerCount } from './page-pool.js';
 import { PageReader } from './page-range.js';
-import { ocrToItems, pdfOcr } from './ocr.js';
+import type { PageRecognizer } from './ocr.js';
 import { renderPageGray } from './render.js';
-import { buildStructure } from './structure.js';
+import { buildStructure } from '../layout/structure.js';
 
 /** Pages with fewer characters than this and no usable text are treated as having no text layer. */
 const MIN_TEXT_CHARS = 8;
@@ -19,9 +19,10 @@ const DEFAULT_OCR_LANG = 'eng+chi_sim';
 
 /**
  * Parses PDF bytes into a document draft, page by page (each PDFium page is closed before the next
- * is loaded, so memory stays bounded by one page plus the extracted text).
+ * is loaded, so memory stays bounded by one page plus the extracted text). Pages without a usable
+ * text layer are rendered and read by `recognize` (none: they are reported as unread).
  */
-export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name?: string }): Promise<DocumentDraft> {
+export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name?: string }, recognize: PageRecognizer | null = null): Promise<DocumentDraft> {
   const engine = await loadEngine();
   // PDFium repairs damaged files silently: the bytes tell what it had to repair.
   const integrity = inspectPdf(bytes);
@@ -42,7 +43,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
     if ((doc.encrypted || integrity.encrypted) && totalChars === 0 && !options.password) {
       warnings.push('the PDF is encrypted and yielded no text: if it needs a password, supply it (--password)');
     }
-    await ocrPages(engine, reader.document, pages, options, warnings);
+    await ocrPages(engine, reader.document, pages, options, recognize, warnings);
   } finally {
     reader.close();
   }
@@ -83,9 +84,8 @@ function missingText(page: PageLayout): string | undefined {
  * Renders and OCRs the pages that need it ('auto': no usable text layer; 'on': every page), one at
  * a time so memory holds one rendered page; the OCR text replaces the page's text layer.
  */
-async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[], options: ParseOptions, warnings: string[]): Promise<void> {
+async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[], options: ParseOptions, ocr: PageRecognizer | null, warnings: string[]): Promise<void> {
   const mode = options.ocr ?? 'auto';
-  const ocr = pdfOcr();
   const lang = options.ocrLang ?? DEFAULT_OCR_LANG;
   for (const page of pages) {
     const why = missingText(page);
@@ -99,8 +99,8 @@ async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[]
     }
     try {
       const image = renderPageGray(engine, doc, page.index, OCR_DPI);
-      const result = await ocr(image, { lang });
-      page.items = mergeOcr(page.items, ocrToItems(result, page.index, 72 / image.dpi, result.rules));
+      const result = await ocr(image, { lang, pageIndex: page.index });
+      page.items = mergeOcr(page.items, result.items);
       page.chars = page.items.reduce((n, item) => n + (item.type === 'block' ? item.block.lines.reduce((m, l) => m + l.chars, 0) : 0), 0);
       page.unmapped = 0;
       warnings.push(`page ${page.index + 1} OCRed (${result.engine}, ${result.lang}, mean confidence ${Math.round(result.confidence)})`);

@@ -7,7 +7,7 @@ import { cropCell, eraseRules, findRasterRules, stackCrops } from '../../src/ocr
 import { rereadCells, suspectCells } from '../../src/ocr/tables.js';
 import type { TsvPage } from '../../src/ocr/tsv.js';
 import type { OcrBlock, OcrWord } from '../../src/ocr/types.js';
-import { ocrToItems } from '../../src/pdf/ocr.js';
+import { ocrToItems } from '../../src/ocr/items.js';
 import { renderPdfPage } from '../../src/pdf/render.js';
 import { corpus, hasShared } from '../helpers.js';
 import { csvRows, tableScore } from '../pdf/quality.js';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { detect } from '../../src/detect/detect.js';
 import type { DocumentDraft } from '../../src/document/types.js';
 import { isGroundworkError } from '../../src/errors.js';
-import { jsonParser, render } from '../../src/parsers/json.js';
+import { jsonParser, MAX_INDENT_DEPTH, render } from '../../src/parsers/json.js';
 import type { ParseOptions } from '../../src/parsers/types.js';
 import { corpus, hasShared } from '../helpers.js';
 
@@ -88,5 +89,65 @@ describe.skipIf(!hasShared)('json parser on corpus/json', () => {
     expect(whole.elements.length).toBe(draft.elements.length);
     expect(whole.elements[0]!.text).toContain('context: 黑豹队的防守只丢了 308分');
     expect(whole.elements[0]!.text.endsWith(`\ntitle: ${draft.elements[0]!.text}`)).toBe(true);
+  });
+});
+
+/** The rendering before its indentation was capped, for the differential test below. */
+function referenceRender(value: unknown): string {
+  const lines: string[] = [];
+  const scalarText = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : String(v));
+  const isScalarValue = (v: unknown): boolean => v === null || typeof v !== 'object' || (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+  const text = (v: unknown): string => (typeof v === 'object' && v !== null ? (Array.isArray(v) ? '[]' : '{}') : scalarText(v));
+  const into = (v: unknown, depth: number, out: string[]): void => {
+    const pad = '  '.repeat(depth);
+    if (isScalarValue(v)) {
+      for (const line of text(v).split('\n')) out.push(pad + line);
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (const item of v) {
+        if (isScalarValue(item)) out.push(`${pad}- ${text(item).replace(/\n/g, `\n${pad}  `)}`);
+        else {
+          const nested: string[] = [];
+          into(item, depth + 1, nested);
+          nested[0] = `${pad}- ${nested[0]!.slice(pad.length + 2)}`;
+          out.push(...nested);
+        }
+      }
+      return;
+    }
+    for (const [key, item] of Object.entries(v as Record<string, unknown>)) {
+      if (isScalarValue(item)) out.push(`${pad}${key}: ${text(item).replace(/\n/g, `\n${pad}  `)}`);
+      else {
+        out.push(`${pad}${key}:`);
+        into(item, depth + 1, out);
+      }
+    }
+  };
+  into(value, 0, lines);
+  return lines.join('\n');
+}
+
+describe('json: render on deep values', () => {
+  test('renders as before wherever nesting stays within MAX_INDENT_DEPTH (fast-check)', () => {
+    const leaf = fc.oneof(fc.constantFrom('a', 'two words', 'x\ny', '', '- dash'), fc.integer(), fc.boolean(), fc.constant(null));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('k', 'name', 'a b'), tie('node'), { maxKeys: 3 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(render(v)).toBe(referenceRender(v));
+      }),
+      { seed: 20261201, numRuns: 300 },
+    );
+  });
+
+  test('a value nested 1,500 deep renders in text proportional to its size', () => {
+    let deep: unknown = 'leaf';
+    for (let d = 0; d < 1500; d++) deep = d % 2 === 0 ? { a: deep } : [deep, 1];
+    const text = render(deep);
+    expect(text.split('\n').length).toBe(1500);
+    // Before the cap every line carried its depth's indentation: about 2.3 million characters.
+    expect(text.length).toBeLessThan(1500 * (2 * MAX_INDENT_DEPTH + 8));
   });
 });

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { parse } from '../../src/parse.js';
+import { decodeEntities } from '../../src/parsers/markdown.js';
 import { registerParser } from '../../src/parsers/registry.js';
 import { parseTimestamp, parseVtt, vttParser } from '../../src/parsers/vtt.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
@@ -81,5 +83,49 @@ describe.skipIf(!hasShared)('vtt: corpus (docling ground truth)', () => {
     const turnsText = doc.elements.map((e) => e.text).join('\n');
     expect(tokenF1(turnsText, readFileSync(corpus('dialog', 'webvtt_example_01.vtt.expected.md'), 'utf8')).f1).toBe(1);
     expect(doc.metadata.speakers).toEqual(['Roger Bingham', 'Neil deGrasse Tyson']);
+  });
+});
+
+describe('vtt: cue markup in one pass', () => {
+  /** The regex reading the one-pass scan replaced (quadratic on `<` without `>`). */
+  function referenceSpans(payload: string): { speaker?: string; text: string }[] {
+    const cue = (raw: string): string =>
+      decodeEntities(raw.replace(/<[^>]*>/g, ''))
+        .split('\n')
+        .map((line) => line.replace(/[ \t]+/g, ' ').trim())
+        .filter(Boolean)
+        .join('\n');
+    const body = payload.replace(/<\/v>/g, '');
+    const firstVoice = body.search(/<v[\s.]/);
+    if (firstVoice < 0) return [{ text: cue(body) }].filter((s) => s.text);
+    const spans: { speaker?: string; text: string }[] = [];
+    if (firstVoice > 0) spans.push({ text: cue(body.slice(0, firstVoice)) });
+    const voice = /<v(?:\.[^\s>]*)?\s+([^>]*)>([\s\S]*?)(?=<v[\s.]|$)/g;
+    voice.lastIndex = firstVoice;
+    for (let m = voice.exec(body); m; m = voice.exec(body)) {
+      const speaker = decodeEntities(m[1]!.trim());
+      spans.push({ ...(speaker && { speaker }), text: cue(m[2]!) });
+    }
+    return spans.filter((s) => s.text);
+  }
+
+  test('voice tags and markup read as the regexes read them (fast-check)', () => {
+    const fragment = fc.constantFrom('<v Ann>', '<v.loud Bob>', '<v>', '<v.x>', '</v>', '<i>', '</i>', '<', '>', '<b', 'hello', 'two words', ' ', '\n', '&amp;', '<v ', '<v\tCy>', 'x>y', '<c.a>');
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 24 }), (parts) => {
+        const payload = parts.join('').replace(/\n[ \t]*\n/g, '\n').replace(/^\s+/, '');
+        if (payload.trim() === '') return;
+        const got = parseVtt(`WEBVTT\n\n00:00.000 --> 00:01.000\n${payload}`).elements.map((e) => ({ ...(e.speaker && { speaker: e.speaker }), text: e.text }));
+        expect(got).toEqual(referenceSpans(payload));
+      }),
+      { seed: 20261201, numRuns: 400 },
+    );
+  });
+
+  test('a cue of 200,000 unclosed tags is read in one pass', () => {
+    const payload = '<v <b <i '.repeat(200_000 / 9);
+    const { elements } = parseVtt(`WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n${payload}\n`);
+    // No `>` closes any tag: the whole payload is text (before the first `<v `, nothing).
+    expect(elements.length).toBeLessThanOrEqual(1);
   });
 });

@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { BOLD, FontTable } from '../../src/pdf/chars.js';
+import { BOLD } from '../../src/layout/chars.js';
+import { FontTable } from '../../src/pdf/chars.js';
 import { loadEngine, openDocument } from '../../src/pdf/engine.js';
-import { findFurniture, isPageNumber } from '../../src/pdf/furniture.js';
-import { numberingDepth } from '../../src/pdf/headings.js';
-import type { PageLayout } from '../../src/pdf/layout.js';
+import { findFurniture, isPageNumber } from '../../src/layout/furniture.js';
+import { numberingDepth } from '../../src/layout/headings.js';
+import type { PageLayout } from '../../src/layout/page.js';
 import { pdfDate } from '../../src/pdf/metadata.js';
-import { readingOrder, type Box } from '../../src/pdf/order.js';
+import { readingOrder, type Box } from '../../src/layout/order.js';
 import { readPage } from '../../src/pdf/page.js';
-import type { Line } from '../../src/pdf/lines.js';
-import { joinText, linesText } from '../../src/pdf/text.js';
+import type { Line } from '../../src/layout/lines.js';
+import { joinText, linesText } from '../../src/layout/text.js';
 import { pdfParser } from '../../src/parsers/pdf.js';
 import { corpus, hasShared } from '../helpers.js';
 import { minimalPdfPages, ruledTable } from './fixtures.js';
@@ -30,6 +31,26 @@ describe('reading order', () => {
       { x0: 100, y0: 100, x1: 300, y1: 110 },
     ];
     expect(readingOrder(boxes, { minGutter: 8, minBand: 0.5 })).toEqual([[0, 1]]);
+  });
+});
+
+describe('reading order: columns whose lines are not level', () => {
+  // Two columns, lines 19 pt apart, the right column's 4 pt lower and with a paragraph gap where
+  // the left has a line: that line is a band of its own, with no gutter of its own.
+  const left = [100, 119, 138, 157, 176].map((y0) => ({ x0: 50, y0, x1: 290, y1: y0 + 12.6 }));
+  const right = [104, 123, 161, 180].map((y0) => ({ x0: 310, y0, x1: 550, y1: y0 + 12.6 }));
+
+  // A footnote line under both columns runs across the gutter: the page has no gutter top to bottom.
+  const across = { x0: 50, y0: 209, x1: 550, y1: 220 };
+
+  test('a line of one column level with a gap in the other keeps the columns together', () => {
+    const boxes: Box[] = [...left, ...right, across];
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  test('a narrow item under the columns (a table header cell) is not read as a line of a column', () => {
+    const boxes: Box[] = [...left, ...right, { x0: 60, y0: 195, x1: 100, y1: 205 }, across];
+    expect(readingOrder(boxes, { minGutter: 9, minBand: 0.5 }).flat()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
 
@@ -85,6 +106,10 @@ describe('text joining', () => {
     expect(joinText('Docket No. FAA–2020–', '0686; or')).toBe('Docket No. FAA–2020–0686; or');
     expect(joinText('the result –', 'as expected')).toBe('the result – as expected');
     expect(joinText('end of line', 'next line')).toBe('end of line next line');
+    // One letter before the hyphen is no broken word; a soft hyphen always is one.
+    expect(joinText('maps it to a d-', 'dimensional vector')).toBe('maps it to a d-dimensional vector');
+    expect(joinText('x-', 'axis')).toBe('x-axis');
+    expect(joinText('an exam\u00ad', 'ple')).toBe('an example');
   });
 });
 

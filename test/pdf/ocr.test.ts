@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { OcrPage } from '../../src/ocr/types.js';
-import { pdfParser } from '../../src/parsers/pdf.js';
-import { setPdfOcr } from '../../src/pdf/ocr.js';
+import { pdfParser, setPdfOcr } from '../../src/parsers/pdf.js';
 import { encodeGrayPng, renderPdfPage } from '../../src/pdf/render.js';
 import { minimalPdf, scannedPdf } from './fixtures.js';
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BOLD, FontTable, ITALIC, MONO } from '../../src/pdf/chars.js';
+import { BOLD, ITALIC, MONO } from '../../src/layout/chars.js';
+import { FontTable } from '../../src/pdf/chars.js';
 import { compiledPdfium, loadEngine, openDocument } from '../../src/pdf/engine.js';
-import type { PageLayout } from '../../src/pdf/layout.js';
+import type { PageLayout } from '../../src/layout/page.js';
 import { analyseClaimed, analysePages, pageWorkerCount, splitPages, takePage } from '../../src/pdf/page-pool.js';
 import { PageReader } from '../../src/pdf/page-range.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';

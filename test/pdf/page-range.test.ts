@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { FontTable } from '../../src/pdf/chars.js';
 import { loadEngine, openDocument } from '../../src/pdf/engine.js';
-import type { PageLayout } from '../../src/pdf/layout.js';
+import type { PageLayout } from '../../src/layout/page.js';
 import { PageReader } from '../../src/pdf/page-range.js';
 import { renderPageGray } from '../../src/pdf/render.js';
 import { corpus, hasShared } from '../helpers.js';

@@ -6,10 +6,11 @@ import { pdfParser } from '../../src/parsers/pdf.js';
 import { corpus } from '../helpers.js';
 import { cellAgreement, markdownHeadings, markdownTables, orderF1, sequenceF1, tokenF1 } from '../parsers/similarity.js';
 
-/** Corpus PDFs with docling Markdown ground truth (text layer) or a tabula CSV. */
+/** Corpus PDFs with docling Markdown ground truth (text layer), a tabula CSV or unstructured's elements. */
 export const QUALITY_FILES = [
   'pdf/2305.03393v1-pg9.pdf',
   'pdf/code_and_formula.pdf',
+  'pdf/multi-column-2p.pdf',
   'pdf/normal_4pages.pdf',
   'pdf/redp5110_sampled.pdf',
   'pdf/right_to_left_01.pdf',
@@ -97,6 +98,7 @@ export async function measureFile(rel: string): Promise<QualityRow> {
   const row: QualityRow = { file: rel, pages: doc.pageCount ?? 0, textF1: 0, headingsOurs: ourHeadings.length, tablesOurs: oursTables.length, ms };
   const mdPath = `${path}.expected.md`;
   const csvPath = `${path}.expected.csv`;
+  const elements = unstructuredElements(`${path}.expected.json`);
   if (existsSync(mdPath)) {
     const expected = readFileSync(mdPath, 'utf8');
     row.textF1 = tokenF1(doc.canonical, expected).f1;
@@ -114,8 +116,21 @@ export async function measureFile(rel: string): Promise<QualityRow> {
     row.tablesExpected = 1;
     // The CSV holds the tables of the page stacked; compare with ours stacked the same way.
     row.tableCells = cellAgreement(oursTables.flat(), expected);
+  } else if (elements) {
+    // unstructured's element texts (chunks for multi-column-2p.pdf), in its reading order; no heading or table marks.
+    const expected = elements.join('\n\n');
+    row.textF1 = tokenF1(doc.canonical, expected).f1;
+    row.orderF1 = orderF1(doc.canonical, expected).f1;
   }
   return row;
+}
+
+/** The texts of an unstructured `.expected.json` (an array of elements), or undefined when there is none. */
+function unstructuredElements(path: string): string[] | undefined {
+  if (!existsSync(path)) return undefined;
+  const json = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (!Array.isArray(json) || !json.every((e) => typeof (e as { text?: unknown }).text === 'string')) return undefined;
+  return json.map((e) => (e as { text: string }).text);
 }
 
 export async function measurePdfQuality(): Promise<QualityRow[]> {

@@ -22,7 +22,7 @@ export interface Run {
   mono: number;
   /** Colour (0xRRGGBB) of all its letters and digits; absent when they differ or the source has no colour (OCR). */
   color?: number;
-  /** Font (interned id) of the first character. */
+  /** Font (interned id) of the first letter or digit (of the first character when it has none). */
   font: number;
   /** True when most characters are right-to-left script. */
   rtl: boolean;
@@ -54,6 +54,8 @@ const CJK_LOOSE_EMS = 0.08;
  */
 const CJK_SPACE_EMS = 0.2;
 const MIN_TIGHT_PAIRS = 2;
+/** A glyph box taller than this many ems is the font's, not the glyph's (text boxes are about 1.2 em). */
+const TALL_GLYPH_EMS = 1.6;
 /** Widest run of spaces (ems) that aligns code in a monospace line rather than separating columns. */
 const MONO_GAP_MAX_EMS = 40;
 
@@ -74,6 +76,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
   // Content index of the run's last character so far (its `end`, set when it is finished).
   let lastIndex = 0;
   let rtlCount = 0;
+  // The run holds a combining mark (U+0300-U+036F).
+  let marks = false;
   // Colour of the run's letters and digits so far (-1: none yet) and whether they differ.
   let runColor = -1;
   let mixedColors = false;
@@ -84,7 +88,8 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     if (cjkGaps.length > 0 && run.cjkPairs! - run.cjkLoose! >= MIN_TIGHT_PAIRS) {
       for (let g = cjkGaps.length - 1; g >= 0; g--) codes.splice(cjkGaps[g]!, 0, 0x20);
     }
-    run.text = fromCodes(codes);
+    // Combining marks the file sets after their letter (`e` + U+0301) compose with it.
+    run.text = marks ? fromCodes(codes).normalize('NFC') : fromCodes(codes);
     run.rtl = rtlCount * 2 > run.chars;
     run.end = lastIndex;
     if (runColor >= 0 && !mixedColors) run.color = runColor;
@@ -121,6 +126,7 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
         // (lam-alef) come out reversed.
         if (rtl) codes.splice(codes.length - 1, 0, c);
         else codes.push(c);
+        if (c >= 0x300 && c <= 0x36f) marks = true;
         run.chars++;
         lastCode = c;
         lastIndex = i;
@@ -149,14 +155,17 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
       run = { text: '', x0: cx0, y0: cy0, x1: cx1, y1: cy1, size: em, chars: 0, styled: 0, bold: 0, italic: 0, mono: 0, font: font[i]!, rtl: false, order: i, end: i, cjkPairs: 0, cjkLoose: 0, cjk: 0, monoStart: (f & MONO) !== 0 };
       codes.length = 0;
       cjkGaps.length = 0;
+      marks = false;
       rtlCount = 0;
       runColor = -1;
       mixedColors = false;
     }
     codes.push(c);
+    if (c >= 0x300 && c <= 0x36f) marks = true;
     run.chars++;
     // Style counts ignore punctuation and symbols (a regular-weight ∗ or † after a bold name).
     if (!isSymbol(c)) {
+      if (run.styled === 0) run.font = font[i]!;
       if (f & BOLD) run.bold++;
       if (f & ITALIC) run.italic++;
       if (f & MONO) run.mono++;
@@ -170,14 +179,17 @@ export function buildRuns(chars: PageChars, consumed?: Uint8Array, subset?: Arra
     if (isRtl(c)) rtlCount++;
     if (cx0 < run.x0) run.x0 = cx0;
     if (cx1 > run.x1) run.x1 = cx1;
-    // Superscripts and subscripts (smaller) do not widen the run's line box.
+    // Superscripts and subscripts (smaller) do not widen the run's line box, nor does a glyph whose
+    // box is far taller than its size (a math symbol font's descent: CMSY's `·` reaches a line down).
     if (em >= 0.8 * run.size) {
-      if (em > run.size * 1.2 && run.chars > 1) {
-        run.y0 = Math.min(run.y0, cy0);
-        run.y1 = Math.max(run.y1, cy1);
-      } else {
-        if (cy0 < run.y0 && em >= run.size) run.y0 = cy0;
-        if (cy1 > run.y1 && em >= run.size) run.y1 = cy1;
+      if (cy1 - cy0 <= TALL_GLYPH_EMS * em) {
+        if (em > run.size * 1.2 && run.chars > 1) {
+          run.y0 = Math.min(run.y0, cy0);
+          run.y1 = Math.max(run.y1, cy1);
+        } else {
+          if (cy0 < run.y0 && em >= run.size) run.y0 = cy0;
+          if (cy1 > run.y1 && em >= run.size) run.y1 = cy1;
+        }
       }
       if (em > run.size) run.size = em;
     }

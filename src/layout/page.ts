@@ -1,14 +1,30 @@
+import { composeAccents } from './accents.js';
 import { buildBlocks, wrapSpacing, type Block } from './blocks.js';
 import { buildLines, type Line } from './lines.js';
 import { readingOrder, type Box } from './order.js';
-import type { PageContent } from './page.js';
-import { orientChars, ROTATED, UNICODE_ERROR } from './chars.js';
-import { turnRules } from './rulings.js';
+import { orientChars, ROTATED, UNICODE_ERROR, type PageChars } from './chars.js';
+import { turnRules, type PageRules } from './rules.js';
 import { attachListMarkers, mergeInterleavedRuns } from './run-repair.js';
 import { buildRuns, type Run } from './runs.js';
 import { ruledToTable, type PageTable } from './table-cells.js';
 import { findRuledTables } from './tables-ruled.js';
 import { findUnruledTables } from './tables-unruled.js';
+
+/**
+ * One page of positioned text, from whatever source (the PDF text layer; OCR words or a layout
+ * model's boxes turned into characters): what `analysePage` reads.
+ */
+export interface PositionedPage {
+  /** 0-based page index. */
+  index: number;
+  /** Size of the page as displayed (points). */
+  width: number;
+  height: number;
+  chars: PageChars;
+  rules: PageRules;
+  /** Number of images on the page (a page of images and no text is a scan). */
+  images: number;
+}
 
 /** One page after layout analysis: blocks and tables in reading order. */
 export interface PageLayout {
@@ -34,10 +50,11 @@ export interface PageLayout {
 
 export type PageItem = { type: 'block'; block: Block } | { type: 'table'; table: PageTable };
 
-export function analysePage(content: PageContent): PageLayout {
-  const { chars, geometry } = content;
-  const frame = orientChars(chars, geometry.width, geometry.height);
-  const rules = turnRules(content.rules, frame.turns, geometry.width, geometry.height);
+export function analysePage(content: PositionedPage): PageLayout {
+  const { chars } = content;
+  const frame = orientChars(chars, content.width, content.height);
+  composeAccents(chars);
+  const rules = turnRules(content.rules, frame.turns, content.width, content.height);
   const consumed = new Uint8Array(chars.count);
   const tables: PageTable[] = [];
   for (const ruled of findRuledTables(rules, chars)) {
@@ -96,8 +113,8 @@ export function analysePage(content: PageContent): PageLayout {
     width: frame.width,
     height: frame.height,
     turns: frame.turns,
-    displayWidth: geometry.width,
-    displayHeight: geometry.height,
+    displayWidth: content.width,
+    displayHeight: content.height,
     items: pageItems,
     chars: chars.count,
     unmapped,

@@ -1,5 +1,5 @@
 import type { Block } from './blocks.js';
-import type { PageLayout } from './layout.js';
+import type { PageLayout } from './page.js';
 
 /**
  * Running headers and footers, found by repetition across pages rather than by a fixed band:

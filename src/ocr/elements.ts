@@ -1,5 +1,5 @@
 import type { BBox, ElementDraft, TableCell } from '../document/types.js';
-import type { PageRules } from '../pdf/rulings.js';
+import type { PageRules } from '../layout/rules.js';
 import { findOcrTables, placeTables } from './tables.js';
 import { median } from './tsv.js';
 import type { OcrBlock, OcrBox, OcrPage } from './types.js';

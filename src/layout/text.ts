@@ -3,7 +3,8 @@ import { firstCode, isLowerLatin, isWordChar, lastCode, needsSpace } from './scr
 
 /**
  * Joins two pieces of running text: a Latin word broken with a hyphen at the line end is mended
- * (lowercase + '-' at the end, lowercase at the next start: `exam-` + `ple` -> `example`); real
+ * (two letters, the last lowercase, + '-' at the end, lowercase at the next start: `exam-` + `ple`
+ * -> `example`; `a d-` + `dimensional` keeps it); real
  * compounds broken after their hyphen before a capital or digit keep it, as do codes broken after
  * an unspaced en dash and words or URLs broken after a slash; otherwise a space where `needsSpace`
  * wants one (none between CJK, next to wide punctuation, or between curly quotes and CJK).
@@ -14,7 +15,8 @@ export function joinText(before: string, after: string): string {
   const end = lastCode(before);
   const start = firstCode(after);
   if ((end === 0x2d || end === 0xad || end === 0x2010) && before.length >= 2 && isLowerLatin(before.charCodeAt(before.length - 2)) && isLowerLatin(start)) {
-    return before.slice(0, -1) + after;
+    // A single letter before a hyphen is no broken word (hyphenation leaves two or more): `a d-` + `dimensional`.
+    if (end === 0xad || (before.length >= 3 && isLetter(before.charCodeAt(before.length - 3)))) return before.slice(0, -1) + after;
   }
   if (end === 0x2d || end === 0x2010) return before + after;
   // An en dash joining numbers or codes (`FAA–2020–` + `0686`, `1990–` + `2000`); a spaced one is punctuation.
@@ -22,6 +24,11 @@ export function joinText(before: string, after: string): string {
   // Broken after a slash inside a word or URL (`and/` + `or`, `https://` + `host/path`).
   if (end === 0x2f && before.length >= 2 && isWordOrSlash(before.charCodeAt(before.length - 2))) return before + after;
   return needsSpace(end, start) ? `${before} ${after}` : before + after;
+}
+
+/** A letter of any script (a code unit: a broken word's letters are Latin, Greek, Cyrillic...). */
+function isLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0xc0 && code <= 0x24f && code !== 0xd7 && code !== 0xf7) || (code >= 0x370 && code <= 0x52f);
 }
 
 /** A Latin letter, digit or slash: what comes before a slash that breaks a word or URL across lines. */

@@ -1,9 +1,9 @@
 import type { BBox, ElementDraft } from '../document/types.js';
-import { LIST_MARKER, type Block } from './blocks.js';
+import { continuesBlock, LIST_MARKER, mergeAcrossBand, type Block } from './blocks.js';
 import { unturnBox } from './chars.js';
 import { findFurniture } from './furniture.js';
 import { demoteInContext, fontStats, headingStyle, isBareLabel, numberingDepth, styleKey, styleLevels, type FlowItem, type FontStats, type HeadingStyle } from './headings.js';
-import type { PageItem, PageLayout } from './layout.js';
+import type { PageItem, PageLayout } from './page.js';
 import { firstCode, isCjk, isLowerLatin, lastCode } from './script.js';
 import type { PageTable } from './table-cells.js';
 import { codeText, joinText, linesText } from './text.js';
@@ -15,7 +15,7 @@ import { codeText, joinText, linesText } from './text.js';
  */
 
 const CAPTION = /^\[?(?:fig(?:ure)?\.?|table|tab\.|listing|algorithm|图|表|図|표|그림)\s*[\dA-Z]+(?:[.:：-]\d+)*\]?[.:：]?(?:\s|$)/i;
-const FOOTNOTE_START = /^(?:\d{1,3}|[*†‡§¶]|\[\d+\])\s*\S/;
+const FOOTNOTE_START = /^(?:\d{1,3}|[*∗†‡§¶]|\[\d+\])\s*\S/;
 const OPEN_END = /[.!?。！？:：;；)"”’]$/;
 
 export interface StructureResult {
@@ -47,18 +47,22 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
       return { item, furniture: isFurniture };
     }),
   );
+  entries.forEach((list, i) => mergeBandLines(list, styles, pages[i]!));
   entries.forEach((list) => attachSectionNumbers(list, styles));
   demoteInContext(flowOf(pages, entries), styles);
   entries.forEach((list) => joinLabelsToTitles(list, styles));
   const levelOf = headingLevels(styles);
   const title = mostProminentFirst(pages, entries, styles);
   const elements: ElementDraft[] = [];
-  let lastBody = -1; // index of the last paragraph/list item/table that may continue
+  let lastBody = -1; // index of the last paragraph/list item/table (a table continues only right after a table)
+  let open: OpenText | undefined; // the paragraph or list item that may continue in the next column or page
   const listIndents: number[] = []; // left edges of the open list levels
   for (const page of pages) {
     entries[page.index]!.forEach(({ item, furniture: isFurniture }) => {
       if (item.type === 'table') {
         lastBody = pushTable(elements, item.table, page, lastBody);
+        // A table set between the halves of a paragraph (a float at the top of a column) stays out of the join.
+        if (open) open.interrupted = true;
         return;
       }
       const block = item.block;
@@ -75,11 +79,13 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
         listIndents.length = 0;
         elements.push({ kind: 'heading', text, level, page: page.index + 1, bbox });
         lastBody = -1;
+        open = undefined;
         return;
       }
       if (kind === 'code') {
         elements.push({ kind: 'code', text: codeText(block.lines), page: page.index + 1, bbox });
         lastBody = -1;
+        open = undefined;
         return;
       }
       if (kind === 'list-item') {
@@ -93,24 +99,32 @@ export function buildStructure(pages: readonly PageLayout[]): StructureResult {
         if (el.ordered && !num) el.text = `${marker} ${text}`;
         elements.push(el);
         lastBody = elements.length - 1;
+        open = { element: el, block, page, entries: entries[page.index]!, interrupted: false };
         return;
       }
       if (kind !== 'footnote' && kind !== 'caption') listIndents.length = 0;
       const text = linesText(block.lines);
-      // Small print (notes, affiliations) neither continues body text nor interrupts it.
+      // Small print (notes, affiliations), footnotes and captions neither continue body text nor
+      // interrupt it: they keep their place, after the piece they came after.
       const small = Math.max(...block.lines.map((l) => l.size)) < stats.bodySize * 0.92;
-      if (kind === 'paragraph' && small) {
+      if (kind !== 'paragraph' || small) {
         elements.push({ kind, text, page: page.index + 1, bbox });
+        // A caption between the halves stands for its figure: a float the paragraph goes on around.
+        if (open && kind === 'caption') open.interrupted = true;
         return;
       }
-      if (kind === 'paragraph' && lastBody >= 0 && continues(elements[lastBody]!, text, page.index + 1, bbox)) {
-        const prev = elements[lastBody]!;
+      if (open && continues(open, { block, text, page, entries: entries[page.index]! }, stats)) {
+        const prev = open.element;
         prev.text = joinText(prev.text, text);
-        if (page.index + 1 !== prev.page) prev.pageEnd = page.index + 1;
+        if (page.index + 1 !== (prev.pageEnd ?? prev.page)) prev.pageEnd = page.index + 1;
+        (prev.bboxes ??= [{ page: prev.page!, ...prev.bbox! }]).push({ page: page.index + 1, ...bbox });
+        open = { element: prev, block, page, entries: entries[page.index]!, interrupted: false };
         return;
       }
-      elements.push({ kind, text, page: page.index + 1, bbox });
-      if (kind === 'paragraph') lastBody = elements.length - 1;
+      const el: ElementDraft = { kind, text, page: page.index + 1, bbox };
+      elements.push(el);
+      lastBody = elements.length - 1;
+      open = { element: el, block, page, entries: entries[page.index]!, interrupted: false };
     });
   }
   const crosswise = pages.filter((p) => (p.crosswise ?? 0) > 0);
@@ -291,19 +305,138 @@ function classify(block: Block, stats: FontStats, page: PageLayout): Kind {
   return 'paragraph';
 }
 
+/** The paragraph (or list item) text may continue in: its element and the block its text ends with. */
+interface OpenText {
+  element: ElementDraft;
+  block: Block;
+  page: PageLayout;
+  /** The items of that block's page. */
+  entries: readonly Entry[];
+  /** A table or a caption (a float) was set since that block. */
+  interrupted: boolean;
+}
+
+/** A block that may continue a paragraph, with its text and page. */
+interface NextText {
+  block: Block;
+  text: string;
+  page: PageLayout;
+  entries: readonly Entry[];
+}
+
 /**
- * A paragraph continues into the next block (next column or page) when it does not end like a
- * sentence and the next starts in lowercase (Latin) or both sides are CJK.
+ * A paragraph continues into the next block (in the next column, on the next page, or below a
+ * float in its own column) when it does not end like a sentence and the next block goes on in the
+ * same type (size, weight, monospace and font): it starts in lowercase (Latin), or in CJK after CJK
+ * text, or, across a column or page break (the last body text of its column, the next the first
+ * of its own), with any other token (a capital, a digit, Hangul) where the last line was cut at the
+ * measure's edge (or after a hyphen) and the next opens in a measure as wide without an indent. A
+ * block right below the last one in its column is a new paragraph, unless a table or caption
+ * stands between them or the lines go on from one to the other by the rules of blocks.
  */
-function continues(prev: ElementDraft, next: string, page: number, bbox: BBox): boolean {
+function continues(open: OpenText, next: NextText, stats: FontStats): boolean {
+  const prev = open.element;
   if (prev.kind !== 'paragraph' && prev.kind !== 'list-item') return false;
-  const prevBox = prev.bbox!;
-  const samePlace = page === (prev.pageEnd ?? prev.page) && bbox.y0 >= prevBox.y0 && Math.abs(bbox.x0 - prevBox.x0) < 30;
-  if (samePlace) return false; // a new paragraph below in the same column
-  if (OPEN_END.test(prev.text.trimEnd())) return false;
+  const last = open.block;
+  // Below the last block in its column: a new paragraph, unless a float stood between them, or only
+  // a fragment of small print split them (a subscript set on a line of its own: `w(i)` over `|pi|`).
+  const below = next.page.index === open.page.index && next.block.y0 >= last.y0 && Math.abs(next.block.x0 - last.x0) < 30;
+  if (below && !open.interrupted && !(ranToEdge(last) && continuesBlock(last, next.block.lines[0]!))) return false;
+  if (OPEN_END.test(prev.text.trimEnd()) || !sameType(last, next.block)) return false;
+  const start = firstCode(next.text);
   const end = lastCode(prev.text);
-  const start = firstCode(next);
-  return isLowerLatin(start) || (isCjk(end) && isCjk(start));
+  if (isLowerLatin(start)) return true;
+  if (isCjk(start) && isCjk(end) && !isFullWidthAlnum(end)) return true;
+  return (
+    (ranToEdge(last) || end === 0x2d) &&
+    sameMeasure(last, next.block) &&
+    !indented(next.block) &&
+    !textBeyond(last, open.entries, open.page, stats, 'below') &&
+    !textBeyond(next.block, next.entries, next.page, stats, 'above')
+  );
+}
+
+/** Full-width digits and Latin letters (a table of contents' page number `１`): no running CJK text. */
+function isFullWidthAlnum(code: number): boolean {
+  return (code >= 0xff10 && code <= 0xff19) || (code >= 0xff21 && code <= 0xff3a) || (code >= 0xff41 && code <= 0xff5a);
+}
+
+/** The last line of one block and the first of the next are set in the same type. */
+function sameType(a: Block, b: Block): boolean {
+  const x = a.lines[a.lines.length - 1]!;
+  const y = b.lines[0]!;
+  if (Math.abs(x.size - y.size) > 0.12 * Math.min(x.size, y.size) || x.bold !== y.bold || x.mono !== y.mono) return false;
+  // The lines' fonts, or the blocks' (a line of italics, a citation, at the end of a paragraph).
+  if (x.font === y.font || x.font < 0 || y.font < 0) return true;
+  return mainFont(a) === mainFont(b);
+}
+
+/** The font most of the block's characters are set in (-1 when unknown, as in OCR text). */
+function mainFont(block: Block): number {
+  const chars = new Map<number, number>();
+  let best = -1;
+  let most = 0;
+  for (const line of block.lines) {
+    const n = (chars.get(line.font) ?? 0) + line.chars;
+    chars.set(line.font, n);
+    if (n > most) ((most = n), (best = line.font));
+  }
+  return best;
+}
+
+/** The block's last line runs to the right edge of its measure (the paragraph was cut, not ended). */
+function ranToEdge(block: Block): boolean {
+  const last = block.lines[block.lines.length - 1]!;
+  return block.lines.length > 1 && last.x1 >= block.x1 - 1.5 * last.size;
+}
+
+/** The next block is set in a measure as wide as the last one's (a column of the same width), its first line full. */
+function sameMeasure(last: Block, next: Block): boolean {
+  const width = last.x1 - last.x0;
+  const first = next.lines[0]!;
+  if (next.lines.length === 1) return first.x1 - first.x0 <= width * 1.1;
+  return first.x1 >= next.x1 - 1.5 * first.size && Math.abs(next.x1 - next.x0 - width) <= 0.1 * width;
+}
+
+/** The block's first line is indented from the lines under it (a new paragraph). */
+function indented(block: Block): boolean {
+  const first = block.lines[0]!;
+  return block.lines.length > 1 && first.x0 - block.x0 > 0.9 * first.size;
+}
+
+/**
+ * Body text of the page lies above (below) the block in its column: it is not the first (last) of
+ * its column. Furniture, tables, captions, footnotes and small print do not count (floats and notes
+ * sit at a column's ends).
+ */
+function textBeyond(block: Block, entries: readonly Entry[], page: PageLayout, stats: FontStats, side: 'above' | 'below'): boolean {
+  for (const { item, furniture } of entries) {
+    if (furniture || item.type !== 'block' || item.block === block) continue;
+    const b = item.block;
+    if (side === 'above' ? b.y1 > block.y0 + 1 : b.y0 < block.y1 - 1) continue;
+    const overlap = Math.min(b.x1, block.x1) - Math.max(b.x0, block.x0);
+    if (overlap <= 0.3 * Math.min(b.x1 - b.x0, block.x1 - block.x0)) continue;
+    if (isCaption(b) || isFootnote(b, stats, page) || Math.max(...b.lines.map((l) => l.size)) < stats.bodySize * 0.92) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * A body line in a page's margin band (the top line of a page set high up) was kept apart from the
+ * lines next to it when blocks were built, in case it was a running header; once it is known not to
+ * be furniture it joins the block it goes on into.
+ */
+function mergeBandLines(list: Entry[], styles: ReadonlyMap<Block, HeadingStyle>, page: PageLayout): void {
+  for (let i = 0; i + 1 < list.length; i++) {
+    const a = list[i]!;
+    const b = list[i + 1]!;
+    if (a.furniture || b.furniture || a.item.type !== 'block' || b.item.type !== 'block' || styles.has(a.item.block) || styles.has(b.item.block)) continue;
+    const merged = mergeAcrossBand(a.item.block, b.item.block, page.height);
+    if (!merged) continue;
+    list.splice(i, 2, { item: { type: 'block', block: merged }, furniture: false });
+    i--;
+  }
 }
 
 function pushTable(elements: ElementDraft[], table: PageTable, layout: PageLayout, lastBody: number): number {
@@ -317,6 +450,7 @@ function pushTable(elements: ElementDraft[], table: PageTable, layout: PageLayou
     prev.table.rows.push(...table.rows.slice(repeated ? header.length : 0));
     prev.text = tableText(prev.table.rows);
     prev.pageEnd = page;
+    (prev.bboxes ??= [{ page: prev.page!, ...prev.bbox! }]).push({ page, ...boxOf(table, layout) });
     return lastBody;
   }
   const bbox = boxOf(table, layout);

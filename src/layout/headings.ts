@@ -175,6 +175,8 @@ export interface FlowItem {
 
 /** A heading followed at once by a heading this much larger is a label above a title (a kicker). */
 const KICKER_RATIO = 1.15;
+/** ...set right above it: at most this many of its own ems between them. */
+const KICKER_GAP_EMS = 1;
 
 /**
  * Removes heading candidates that their surroundings show to be something else: the blurbs, names
@@ -229,14 +231,17 @@ function demoteOnDisplayPages(flow: readonly FlowItem[], styles: Map<Block, Head
   }
 }
 
-/** "Front cover", a journal name or a series label set just above a clearly larger title is not a heading of its own. */
+/**
+ * "Front cover", a journal name or a series label set just above a clearly larger title (at most a
+ * line of its own size between them) is not a heading of its own.
+ */
 function demoteKickers(flow: readonly FlowItem[], styles: Map<Block, HeadingStyle>): void {
   for (let i = 0; i + 1 < flow.length; i++) {
     const block = flow[i]!.block;
     const next = flow[i + 1]!;
     const style = block && styles.get(block);
     const nextStyle = next.block && styles.get(next.block);
-    if (!style || !nextStyle || next.page !== flow[i]!.page) continue;
+    if (!style || !nextStyle || next.page !== flow[i]!.page || next.block!.y0 - block.y1 > KICKER_GAP_EMS * style.size) continue;
     if (nextStyle.size >= style.size * KICKER_RATIO && numberingDepth(blockText(block)) === 0) styles.delete(block);
   }
 }

@@ -1,5 +1,5 @@
 import { ROTATED, type PageChars } from './chars.js';
-import type { Rule } from './rulings.js';
+import type { Rule } from './rules.js';
 import { buildRuns, type Run } from './runs.js';
 import type { GridCell, RuledTable } from './tables-ruled.js';
 import { groupRows } from './tables-unruled.js';

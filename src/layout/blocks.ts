@@ -125,7 +125,12 @@ function wrapsOn(block: Block, next: Line, { gap: wrapGap, edges }: WrapSpacing,
   return true;
 }
 
-function continuesBlock(block: Block, next: Line, typicalGap: number | undefined, mainColor: number | undefined): boolean {
+/**
+ * The line goes on from the block: near enough below it (the block's usual gap, else 0.7 em),
+ * overlapping it, in the same type and colour, no list marker, no first-line indent, the block not
+ * closed by a short line ending a sentence.
+ */
+export function continuesBlock(block: Block, next: Line, typicalGap?: number, mainColor?: number): boolean {
   const prev = block.lines[block.lines.length - 1]!;
   const em = Math.min(prev.size, next.size);
   const gap = next.y0 - prev.y1;
@@ -183,6 +188,19 @@ function flushRight(block: Block, next: Line, em: number): boolean {
   if (Math.max(block.x1, next.x1) - Math.min(block.x0, next.x0) > FLUSH_RIGHT_MAX_EMS * em) return false;
   if (Math.abs(next.x1 - block.x1) > 0.3 * em) return false;
   return block.lines.every((l) => Math.abs(l.x1 - block.x1) <= 0.3 * em);
+}
+
+/**
+ * The block after a margin band's last body line (or before its first), split from it only by the
+ * band rule, once that line is known not to be a running header or footer: the first line of a page
+ * set high up (`QA datasets, it also suffers …` over the rest of its paragraph). Undefined when
+ * `next` does not go on from `block` by the rules blocks are built with.
+ */
+export function mergeAcrossBand(block: Block, next: Block, pageHeight: number): Block | undefined {
+  const last = block.lines[block.lines.length - 1]!;
+  const first = next.lines[0]!;
+  if (edgeBand(last, pageHeight) === edgeBand(first, pageHeight) || !continuesBlock(block, first)) return undefined;
+  return { lines: [...block.lines, ...next.lines], page: block.page, x0: Math.min(block.x0, next.x0), y0: Math.min(block.y0, next.y0), x1: Math.max(block.x1, next.x1), y1: Math.max(block.y1, next.y1) };
 }
 
 /** Top (1) or bottom (2) margin band of the page, else 0: running headers never merge with body lines. */

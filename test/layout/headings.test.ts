@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { ElementDraft } from '../../src/document/types.js';
-import { buildBlocks, wrapSpacing, type Block } from '../../src/pdf/blocks.js';
-import { isByline, isLabelText } from '../../src/pdf/headings.js';
-import type { PageLayout } from '../../src/pdf/layout.js';
-import { colorsDiffer, type Line } from '../../src/pdf/lines.js';
-import { buildStructure } from '../../src/pdf/structure.js';
+import { buildBlocks, wrapSpacing, type Block } from '../../src/layout/blocks.js';
+import { isByline, isLabelText } from '../../src/layout/headings.js';
+import type { PageLayout } from '../../src/layout/page.js';
+import { colorsDiffer, type Line } from '../../src/layout/lines.js';
+import { buildStructure } from '../../src/layout/structure.js';
 import { corpus, hasShared } from '../helpers.js';
 import { markdownHeadings, sequenceF1 } from '../parsers/similarity.js';
-import { parseCorpusPdf } from './quality.js';
+import { parseCorpusPdf } from '../pdf/quality.js';
 
 /** A line of text at (x0, y0) in page coordinates (top-left origin), half an em per character. */
 function line(text: string, x0: number, y0: number, size: number, style: { bold?: boolean; right?: number; color?: number } = {}): Line {
@@ -113,6 +113,11 @@ describe('headings in context', () => {
     const found = buildStructure([p]).elements.filter((e) => e.kind === 'heading');
     expect(found.map((e) => e.text)).toEqual(['The Real Title', 'Chapter 2 Methods of Work']);
     expect(found.map((e) => e.level)).toEqual([1, 2]);
+  });
+
+  test('a series name set well above the title (more than a line of its size between) stays a heading', () => {
+    const p = page(0, block(0, line('Issues and Points', 330, 40, 20, { bold: true })), block(0, line('The Real Title', 72, 100, 36, { bold: true })), prose(0, 150));
+    expect(headings(buildStructure([p]).elements)).toEqual(['Issues and Points', 'The Real Title']);
   });
 
   test('the byline under a title is not a heading', () => {

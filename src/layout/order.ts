@@ -165,27 +165,80 @@ function intersect(a: Interval[], b: Interval[], minGutter: number): Interval[] 
 }
 
 /**
- * Merges consecutive bands that share at least one gutter (the same columns continue); a band
- * without gutters (a full-width title, a single-column paragraph) stands alone.
+ * Merges consecutive bands that share at least one gutter (the same columns continue), and a band
+ * set in one of those columns only (a line of one column, level with a gap in the other: no gutter
+ * of its own, each item inside one column and filling at least half of it) at most its own height
+ * below the band before; after such a band the columns go on only as close below it. A band that
+ * crosses the gutters (a full-width title, a single-column paragraph) stands alone, and so does a
+ * narrow item between them (a table's header cell, a label).
  */
 function mergeBands(items: readonly Box[], bands: number[][], minGutter: number): number[][] {
   const groups: number[][] = [];
   let current: number[] = [];
   let shared: Interval[] = [];
+  // Left and right edges of the current group.
+  let left = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  // Height of the band before when it was set in one column only.
+  let oneSided: number | undefined;
   for (const band of bands) {
     const own = gutters(items, band, minGutter);
-    if (current.length > 0) {
-      const common = shared.length > 0 && own.length > 0 ? intersect(shared, own, minGutter) : [];
+    const extent = extentOf(items, band);
+    const gap = extent.top - bottom;
+    bottom = extent.bottom;
+    if (current.length > 0 && shared.length > 0) {
+      let common: Interval[];
+      if (own.length > 0) common = oneSided !== undefined && gap > oneSided ? [] : intersect(shared, own, minGutter);
+      else common = gap <= extent.tallest && inColumns(items, band, shared, left, right) ? shared : [];
       if (common.length > 0) {
         current.push(...band);
         shared = common;
+        oneSided = own.length > 0 ? undefined : extent.tallest;
+        left = Math.min(left, extent.left);
+        right = Math.max(right, extent.right);
         continue;
       }
-      groups.push(current);
     }
+    if (current.length > 0) groups.push(current);
     current = [...band];
     shared = own;
+    oneSided = undefined;
+    left = extent.left;
+    right = extent.right;
   }
   groups.push(current);
   return groups;
 }
+
+function extentOf(items: readonly Box[], ids: readonly number[]): { top: number; bottom: number; tallest: number; left: number; right: number } {
+  let top = Infinity;
+  let bottom = -Infinity;
+  let left = Infinity;
+  let right = -Infinity;
+  let tallest = 0;
+  for (const id of ids) {
+    const box = items[id]!;
+    top = Math.min(top, box.y0);
+    bottom = Math.max(bottom, box.y1);
+    left = Math.min(left, box.x0);
+    right = Math.max(right, box.x1);
+    tallest = Math.max(tallest, box.y1 - box.y0);
+  }
+  return { top, bottom, tallest, left, right };
+}
+
+/** Every item of the band lies inside one of the columns the gutters make between `left` and `right`, over half its width. */
+function inColumns(items: readonly Box[], band: readonly number[], gutters: readonly Interval[], left: number, right: number): boolean {
+  const edges = [left, ...[...gutters].sort((a, b) => a[0] - b[0]).flat(), right];
+  return band.every((id) => {
+    const box = items[id]!;
+    for (let c = 0; c + 1 < edges.length; c += 2) {
+      const lo = edges[c]!;
+      const hi = edges[c + 1]!;
+      if (box.x0 >= lo - 1 && box.x1 <= hi + 1) return box.x1 - box.x0 >= 0.5 * (hi - lo);
+    }
+    return false;
+  });
+}
+

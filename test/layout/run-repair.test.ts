@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { FILE_SPACE, MONO, SPACE_BEFORE, type PageChars } from '../../src/pdf/chars.js';
-import { buildLines } from '../../src/pdf/lines.js';
-import { attachListMarkers, mergeInterleavedRuns } from '../../src/pdf/run-repair.js';
-import { buildRuns } from '../../src/pdf/runs.js';
+import { FILE_SPACE, MONO, SPACE_BEFORE, type PageChars } from '../../src/layout/chars.js';
+import { buildLines } from '../../src/layout/lines.js';
+import { attachListMarkers, mergeInterleavedRuns } from '../../src/layout/run-repair.js';
+import { buildRuns } from '../../src/layout/runs.js';
 import { corpus, hasShared } from '../helpers.js';
-import { parseCorpusPdf } from './quality.js';
+import { parseCorpusPdf } from '../pdf/quality.js';
 
 interface Glyph {
   text: string;

@@ -1,5 +1,5 @@
 import type { PageChars } from './chars.js';
-import type { Rule, PageRules } from './rulings.js';
+import type { Rule, PageRules } from './rules.js';
 import { findHRuledTables } from './tables-hruled.js';
 
 /**

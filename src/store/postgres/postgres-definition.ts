@@ -14,6 +14,12 @@ export const postgresStoreSpec = z.strictObject({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, 'expected an unquoted SQL identifier: letters, digits and underscores, at most 63')
     .optional(),
+  /**
+   * false: open only a library that exists (its schema has been created by Groundwork); a missing one
+   * is NOT_FOUND instead of a new empty library (the read-only commands, where a mistyped schema
+   * must not create one). Default true.
+   */
+  create: z.boolean().optional(),
   /** Connections in the store's pool (default 10; at least 2: block iteration holds one). */
   poolSize: z.number().int().min(2).max(1000).optional(),
 });

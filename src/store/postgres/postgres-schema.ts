@@ -130,8 +130,12 @@ export async function migrate(
   client: pg.PoolClient,
   schema: string,
   afterMigrations: (client: pg.PoolClient) => Promise<void>,
+  create = true,
 ): Promise<void> {
   const quoted = quoteIdentifier(schema);
+  if (!create && !(await libraryExists(client, schema))) {
+    throw new GroundworkError('NOT_FOUND', `no library in schema ${schema} of this database; create one with 'groundwork ingest PATH --postgres URL'`, { file: schema });
+  }
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, schema]);
@@ -160,6 +164,12 @@ export async function migrate(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+/** True when `schema` holds a Groundwork library (its migrations table). */
+export async function libraryExists(client: pg.PoolClient, schema: string): Promise<boolean> {
+  const { rows } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [`${quoteIdentifier(schema)}.schema_migrations`]);
+  return rows[0]?.found != null;
 }
 
 /** A schema name as SQL: validated by the spec (letters, digits, underscores), quoted anyway. */

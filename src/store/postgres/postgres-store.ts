@@ -83,7 +83,7 @@ export class PostgresStore implements LibraryStore {
     try {
       const client = await store.connect();
       try {
-        await migrate(client, store.schema, (c) => store.checkAnalyzer(c, options.onIndexRebuild));
+        await migrate(client, store.schema, (c) => store.checkAnalyzer(c, options.onIndexRebuild), spec.create ?? true);
       } finally {
         client.release();
       }

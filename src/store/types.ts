@@ -98,6 +98,19 @@ export interface SearchHit {
   snippet: string;
 }
 
+/**
+ * One document with everything stored for it, as `groundwork migrate` copies it from one store to
+ * another (`LibraryStore.dumpDocuments` / `importDocument`).
+ */
+export interface DocumentDump {
+  /** Its row as stored (added time and `original` included; `paths` and `blocks` as counted there). */
+  document: StoredDocument;
+  paths: PathRecord[];
+  blocks: Block[];
+  /** Its parse-cache entries: the key and the stored form (gzip JSON of the Document), copied as is. */
+  parseCache: { key: string; document: Buffer }[];
+}
+
 /** What one document's ingest writes, atomically. */
 export interface DocumentWrite {
   document: Document;
@@ -206,6 +219,16 @@ export interface LibraryStore {
    */
   putOriginal?(docId: string, path: string): Promise<string>;
   openOriginal?(docId: string): Promise<Readable | undefined>;
+
+  /**
+   * Copying a library between stores (`groundwork migrate`): every setting; every document with its
+   * paths, blocks and parse cache, by id, read in pages; and writing one such document in one
+   * transaction (replacing what the store held under its id; the index is built from the blocks).
+   * A store that can be migrated from has the first two, one that can be migrated to the third.
+   */
+  listSettings?(): Promise<Record<string, string>>;
+  dumpDocuments?(): AsyncIterable<DocumentDump>;
+  importDocument?(dump: DocumentDump): Promise<void>;
 }
 
 /** Options of opening a store that are not data (callbacks): they stay in the opening process. */

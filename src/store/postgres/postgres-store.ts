@@ -5,7 +5,7 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
   StoredDocument, TextCandidate,
 } from '../types.js';
 import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
@@ -395,6 +395,49 @@ export class PostgresStore implements LibraryStore {
   async openOriginal(docId: string): Promise<Readable | undefined> {
     return readOriginal(this.pool, docId).catch((error: unknown) => {
       throw this.translate(error);
+    });
+  }
+
+  async listSettings(): Promise<Record<string, string>> {
+    const rows = await this.query<{ key: string; value: string }>('SELECT key, value FROM settings ORDER BY key');
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /**
+   * Writes a document copied from another store (`groundwork migrate`) in one transaction: its row
+   * as it was (added time, original), its blocks with index rows built by this store's analysis,
+   * its paths (a path held by another document moves, as in `recordPath`) and parse cache.
+   */
+  async importDocument(dump: DocumentDump): Promise<void> {
+    const doc = dump.document;
+    await this.transaction(async (client) => {
+      const delta = new IndexDelta();
+      const { rows } = await client.query<{ existed: boolean }>(
+        `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (id) DO UPDATE SET format = excluded.format, mime = excluded.mime, title = excluded.title, language = excluded.language,
+           page_count = excluded.page_count, bytes = excluded.bytes, metadata = excluded.metadata, warnings = excluded.warnings,
+           strategy = excluded.strategy, config_hash = excluded.config_hash, tables = excluded.tables, images = excluded.images,
+           original = coalesce(excluded.original, documents.original), added_at = excluded.added_at
+         RETURNING (xmax <> 0) AS existed`,
+        [
+          doc.id, doc.format, doc.mime, toPgText(doc.title), doc.language, doc.pageCount, doc.bytes, toPgJson(doc.metadata), toPgJson(doc.warnings),
+          doc.strategy, doc.configHash, doc.tables, doc.images, doc.original, doc.addedAt,
+        ],
+      );
+      if (rows[0]!.existed) await this.deleteBlocks(client, doc.id, delta);
+      for (let from = 0; from < dump.blocks.length; from += INSERT_BATCH) {
+        const blocks = dump.blocks.slice(from, from + INSERT_BATCH);
+        await this.insertBlocks(client, blocks, blocks.map(blockIndexText), delta);
+      }
+      for (const record of dump.paths) await this.putPath(client, record, delta);
+      for (const entry of dump.parseCache) {
+        await client.query(
+          'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document',
+          [entry.key, doc.id, entry.document, new Date().toISOString()],
+        );
+      }
+      await delta.apply(client);
     });
   }
 

@@ -5,7 +5,7 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
 } from '../types.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
@@ -337,10 +337,42 @@ export class SqliteStore implements LibraryStore {
     };
   }
 
+  async listSettings(): Promise<Record<string, string>> {
+    const rows = this.db.prepare('SELECT key, value FROM settings ORDER BY key').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Every document with its paths, blocks and parse cache, by id, DUMP_PAGE documents per read. */
+  async *dumpDocuments(): AsyncIterable<DocumentDump> {
+    const page = this.db.prepare(
+      `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
+              (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
+       FROM documents d WHERE d.id > ? ORDER BY d.id LIMIT ${DUMP_PAGE}`,
+    );
+    const paths = this.db.prepare('SELECT path, doc_id AS docId, size, mtime_ms AS mtimeMs FROM paths WHERE doc_id = ? ORDER BY path');
+    const cache = this.db.prepare('SELECT key, document FROM parse_cache WHERE doc_id = ? ORDER BY key');
+    for (let last = ''; ; ) {
+      const rows = page.all(last) as Row[];
+      for (const row of rows) {
+        yield {
+          document: toStoredDocument(row),
+          paths: paths.all(row.id) as PathRecord[],
+          blocks: (this.stmts.blocksOf.all(row.id) as Row[]).map(toBlock),
+          parseCache: cache.all(row.id) as { key: string; document: Buffer }[],
+        };
+      }
+      if (rows.length < DUMP_PAGE) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }
 }
+
+/** Documents per page of `dumpDocuments`. */
+const DUMP_PAGE = 64;
 
 /** The registry entry: `openStore({ kind: 'sqlite', file })`. */
 export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {

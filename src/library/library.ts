@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createReadStream, rmSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { withoutChunkLimits, type ChunkOptions } from '../chunk.js';
@@ -109,11 +110,19 @@ export interface LibraryOpenOptions {
    * SQLite in `DIR/library.sqlite`.
    */
   store?: StoreSpec | LibraryStore;
+  /**
+   * Shorthand for `store: { kind: 'postgres', url }`: the library in a PostgreSQL database
+   * (schema `groundwork`; name another with `store`). Ignored when `store` is given.
+   */
+  postgres?: string;
   /** Hears the blocks done of the total while an upgrade re-indexes every block. */
   onIndexRebuild?: (done: number, total: number) => void;
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** How a document's `original` names an original the store holds (see StoredDocument.original). */
+const STORE_ORIGINAL = 'store:';
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
 export function defaultLibraryDir(): string {
@@ -145,12 +154,27 @@ export class Library {
    */
   static async open(dir: string = defaultLibraryDir(), options: LibraryOpenOptions = {}): Promise<Library> {
     const abs = resolve(dir);
-    await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
-      throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
-    });
-    const given = options.store ?? { kind: 'sqlite', file: join(abs, 'library.sqlite') };
+    const given = options.store ?? (options.postgres !== undefined ? { kind: 'postgres', url: options.postgres } : { kind: 'sqlite', file: join(abs, 'library.sqlite') });
+    // The folder holds the SQLite file and kept originals; a store that keeps originals itself
+    // (a server database) needs none.
+    const keepsOriginals = isLibraryStore(given) ? typeof given.putOriginal === 'function' : given.kind !== 'sqlite';
+    if (!keepsOriginals) {
+      await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
+        throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
+      });
+    }
     const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
     return new Library(abs, store);
+  }
+
+  /** Where the documents and blocks live, for messages (a file, or a server without credentials). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** The kind of store the library is in (`sqlite`, `postgres`), undefined for one without a spec. */
+  get storeKind(): string | undefined {
+    return this.store.spec?.kind;
   }
 
   /**
@@ -383,7 +407,8 @@ export class Library {
         // killed in between leaves only a file no document keeps (src/library/originals.ts).
         // A stopped ingest copies nothing more (the write below would not begin anyway).
         if (ctx.stop.aborted || this.closing) throw new IngestStopped();
-        const original = isRoot && ctx.copy ? await keepOriginal(this.dir, file.path, docId) : null;
+        // A store that holds originals itself (a server database) keeps them instead of files/.
+        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.path) : await keepOriginal(this.dir, file.path, docId);
         const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
@@ -478,15 +503,37 @@ export class Library {
   async remove(idOrPath: string): Promise<StoredDocument | undefined> {
     const doc = await this.document(idOrPath);
     if (doc) {
+      // The store removes an original it holds with the document; a copy in the folder goes here.
       await this.write(() => this.store.removeDocument(doc.id));
-      if (doc.original) rmSync(join(this.dir, doc.original), { force: true });
+      if (doc.original && !doc.original.startsWith(STORE_ORIGINAL)) rmSync(resolve(this.dir, doc.original), { force: true });
     }
     return doc;
   }
 
-  async stats(): Promise<StoreStats & { dir: string; strategy: string; tokenizer: string }> {
+  /**
+   * The kept original of a document (id, id prefix or path) as a stream of its bytes: from the
+   * store when it holds it, else from the library folder. NOT_FOUND when none was kept
+   * (ingested with `copyFiles: false`) or the document is unknown.
+   */
+  async openOriginal(idOrPath: string): Promise<Readable> {
+    const doc = await this.document(idOrPath);
+    if (!doc) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    if (!doc.original) throw new GroundworkError('NOT_FOUND', 'no original was kept for this document (ingested without copying)', { file: idOrPath });
+    if (doc.original.startsWith(STORE_ORIGINAL)) {
+      const stream = await this.store.openOriginal?.(doc.id);
+      if (!stream) throw new GroundworkError('NOT_FOUND', `the store ${this.store.location} holds no original for this document`, { file: idOrPath });
+      return stream;
+    }
+    const file = resolve(this.dir, doc.original);
+    await stat(file).catch((cause: Error) => {
+      throw new GroundworkError('NOT_FOUND', `the kept original is missing: ${cause.message}`, { file, cause });
+    });
+    return createReadStream(file);
+  }
+
+  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
-    return { dir: this.dir, ...settings, ...stats };
+    return { dir: this.dir, location: this.store.location, ...settings, ...stats };
   }
 
   /**

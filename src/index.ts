@@ -26,3 +26,4 @@ export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './st
 export { analyze as analyzeForSearch } from './search/analyze.js';
 export * from './embed/index.js';
 export * from './retrieval/index.js';
+export * from './mcp/index.js';

@@ -89,5 +89,7 @@ async function sectionText(library: Parameters<typeof documentOf>[0], section: R
   const blocks = byStart((await library.blocks(section.docId)).filter((b) => inSection(b, scope)));
   const full = spanText(blocks, section.start ?? 0, section.end ?? Number.POSITIVE_INFINITY);
   const truncated = full.length > maxChars;
-  return { text: truncated ? full.slice(0, maxChars) : full, blocks, truncated };
+  // Never half a surrogate pair.
+  const cut = truncated && /[\uD800-\uDBFF]/.test(full[maxChars - 1]!) ? maxChars - 1 : maxChars;
+  return { text: truncated ? full.slice(0, cut) : full, blocks, truncated };
 }

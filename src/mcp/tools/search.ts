@@ -23,6 +23,7 @@ const HitOutput = z.object({
   snippet: z.string().describe('around the first matched keyword, matches between « »'),
   citation: CitationSchema,
   blockIds: z.array(z.string()).describe('every block of the passage, in document order'),
+  alsoIn: z.array(CitationSchema).describe('other places with exactly this text (the same content in another file or format)'),
   section: SectionOutputSchema.omit({ docId: true }).optional().describe('the section the query named, when the hit lies in it'),
 });
 
@@ -63,8 +64,8 @@ export const searchTool = defineTool({
     }
     const result = await retrieve(query, { ...rest, ...(filter && { filter }) }, ctx.sources);
     const titles = new Map<string, string | null>();
-    for (const hit of result.hits) {
-      if (!titles.has(hit.docId)) titles.set(hit.docId, (await ctx.library.document(hit.docId))?.title ?? null);
+    for (const docId of result.hits.flatMap((h) => [h.docId, ...h.duplicates.map((d) => d.docId)])) {
+      if (!titles.has(docId)) titles.set(docId, (await ctx.library.document(docId))?.title ?? null);
     }
     const structured = searchOutput(query, result, titles);
     return { structured, text: renderSearch(structured) };
@@ -76,7 +77,7 @@ function searchOutput(query: string, result: RetrievalResult, titles: ReadonlyMa
     query,
     keywords: result.keywords,
     mode: result.mode,
-    hits: result.hits.map((hit, i) => hitOutput(hit, i + 1, titles.get(hit.docId) ?? null)),
+    hits: result.hits.map((hit, i) => hitOutput(hit, i + 1, titles)),
   };
   if (result.section) {
     out.section = {
@@ -89,14 +90,15 @@ function searchOutput(query: string, result: RetrievalResult, titles: ReadonlyMa
   return out;
 }
 
-function hitOutput(hit: RetrievedHit, rank: number, title: string | null): SearchOutput['hits'][number] {
+function hitOutput(hit: RetrievedHit, rank: number, titles: ReadonlyMap<string, string | null>): SearchOutput['hits'][number] {
   return {
     rank,
     score: hit.score,
     text: hit.text,
     snippet: hit.snippet,
-    citation: citationOf(hit, hit.block.id, title),
+    citation: citationOf(hit, hit.block.id, titles.get(hit.docId) ?? null),
     blockIds: hit.blockIds,
+    alsoIn: hit.duplicates.map((d) => citationOf(d, d.blockId, titles.get(d.docId) ?? null)),
     ...(hit.section && { section: hit.section }),
   };
 }
@@ -112,7 +114,9 @@ export function renderSearch(out: SearchOutput): string {
     lines.push(out.section.sections.length > 0 ? `Section: ${where} (${out.section.status}; ${action}).` : `Section: ${action}${out.section.unresolved.length > 0 ? ` (${out.section.unresolved.join(', ')})` : ''}.`);
   }
   for (const hit of out.hits) {
-    lines.push('', `[${hit.rank}] ${citationLine(hit.citation)}`, hit.text);
+    lines.push('', `[${hit.rank}] ${citationLine(hit.citation)}`);
+    for (const other of hit.alsoIn) lines.push(`    also in ${citationLine(other)}`);
+    lines.push(hit.text);
   }
   return `${lines.join('\n')}\n`;
 }

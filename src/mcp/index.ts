@@ -5,3 +5,4 @@ export { serveStdio } from './stdio.js';
 export { mcpHttpHandler, mcpNodeListener, mcpFastifyPlugin, sendJsonRpcError, type McpHttpOptions, type McpFastifyOptions, type McpAuthorizer, type McpRequestHandler } from './http.js';
 export { TOOLS, type ToolDefinition } from './tools/index.js';
 export { RESOURCE_NOT_FOUND } from './resources.js';
+export { mcpServePlugin, type McpServePlugin } from './serve-plugin.js';

@@ -2,15 +2,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GroundworkError } from '../errors.js';
 import { Library } from '../library/library.js';
-import { McpServerOptionsSchema, type McpServerOptionsInput } from '../mcp/context.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
-import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError } from './args.js';
+import { flag, parseCommandArgs, stringValue, UsageError } from './args.js';
 import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
+import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
 import { indexRebuildReporter } from './progress.js';
-
-const option = (name: keyof typeof McpServerOptionsSchema.shape) => McpServerOptionsSchema.shape[name].description ?? '';
 
 export const MCP_HELP = `Usage: groundwork mcp [options]
 
@@ -25,9 +23,7 @@ Options:
 ${LIBRARY_FLAG_HELP}
   --postgres URL        keep documents and blocks in PostgreSQL at URL instead of DIR/library.sqlite
                         (DIR still holds the originals and uploads)
-  --describe TEXT       ${option('describe')}
-  --allow-ingest DIR    ${option('allowIngest')}; repeatable
-  --max-upload-bytes N  ${option('maxUploadBytes')} (default 64 MiB)
+${MCP_FLAGS_HELP}
   -h, --help            show this help
 
 Over HTTP, 'groundwork serve' answers MCP at /mcp with the same tools and its API keys.
@@ -38,9 +34,7 @@ const SPECS = {
   ...HELP_FLAG_SPEC,
   ...LIBRARY_FLAG_SPEC,
   postgres: { type: 'string' },
-  describe: { type: 'string' },
-  'allow-ingest': { type: 'string', multiple: true },
-  'max-upload-bytes': { type: 'string' },
+  ...MCP_FLAG_SPECS,
 } as const;
 
 export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -52,17 +46,8 @@ export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<nu
       return EXIT_OK;
     }
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
-    const options: McpServerOptionsInput = {};
-    const describe = stringValue(args, 'describe');
-    if (describe !== undefined) {
-      if (describe.trim() === '') throw new UsageError('--describe needs a text, e.g. --describe "our supplier contracts"');
-      options.describe = describe;
-    }
-    const roots = stringValues(args, 'allow-ingest');
-    if (roots.some((r) => r.trim() === '')) throw new UsageError('--allow-ingest needs a folder');
-    if (roots.length > 0) options.allowIngest = roots;
-    const maxUpload = integerValue(args, 'max-upload-bytes', 1);
-    if (maxUpload !== undefined) options.maxUploadBytes = maxUpload;
+    const options = mcpOptionsFrom(args);
+    const roots = options.allowIngest ?? [];
 
     const postgres = stringValue(args, 'postgres');
     const dir = libraryDirFrom(args);

@@ -19,11 +19,22 @@ export {
 export { exportBlock, EXPORT_FORMATS, type ExportFormat } from './library/export.js';
 export type {
   Block, BlockWithPath, DocumentWrite, PathRecord, RankedBlock, StoredDocument, SearchFilter, SearchHit, StoreCapabilities, StoreDefinition, StoreOpenOptions, StoreSpec,
-  StoreStats, LibraryStore, TextCandidate,
+  StoreStats, LibraryStore, TextCandidate, WriteResult,
 } from './store/types.js';
+export {
+  CheckOptionsSchema, resolveCheckOptions, type CheckFinding, type CheckOptions, type CheckRepair, type CheckReport, type CheckScope, type CheckSeverity,
+  type ResolvedCheckOptions,
+} from './store/check.js';
 export { openStore, registerStore, storeKinds } from './store/registry.js';
 export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './store/sqlite/sqlite-store.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';
 export * from './embed/index.js';
 export * from './retrieval/index.js';
 export * from './mcp/index.js';
+export {
+  serve, buildServer, ServeOptionsSchema, registerServePlugin, loadKeys as loadApiKeys, newKey as newApiKey, KEY_SCOPES, STATUS_OF as HTTP_STATUS_OF,
+  type ServeOptions, type ServeHandle, type ServeContext, type ServePlugin, type ApiKey, type KeyScope,
+} from './serve/index.js';
+export {
+  IngestRequestOptionsSchema, ParseRequestOptionsSchema, ChunkRequestOptionsSchema, type IngestRequestOptions, type ParseRequestOptions, type ChunkRequestOptions,
+} from './options/ingest.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_STRATEGY, listChunkers } from '../chunkers/registry.js';
 import { supportedFormats } from '../parsers/registry.js';
+import { CHECK_HELP, checkCommand } from './check-command.js';
 import { chunkCommand, chunkHelp } from './chunk-command.js';
 import { DEMO_HELP, demoCommand } from './demo-command.js';
 import { EVAL_HELP, evalCommand } from './eval-command.js';
@@ -10,6 +11,7 @@ import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHO
 import { MCP_HELP, mcpCommand } from './mcp-command.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
+import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { TUNE_HELP, tuneCommand } from './tune-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
@@ -34,8 +36,10 @@ Commands:
   rm DOC          remove a document from the library
   stats           counts of documents, blocks, tokens, formats
   export          every block as JSONL: our own shape, LangChain Documents or LlamaIndex TextNodes
+  check           check the library (database, search index, originals); --repair fixes what it can
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
+  serve           the library over HTTP: upload, jobs (SSE), search, documents, OpenAPI, Dify
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
@@ -64,8 +68,10 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   rm: { run: rmCommand, help: () => RM_HELP },
   stats: { run: statsCommand, help: () => STATS_HELP },
   export: { run: exportCommand, help: () => EXPORT_HELP },
+  check: { run: checkCommand, help: () => CHECK_HELP },
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },
+  serve: { run: (argv, io) => serveCommand(argv, io), help: () => SERVE_HELP },
   demo: { run: demoCommand, help: () => DEMO_HELP },
   eval: { run: evalCommand, help: () => EVAL_HELP },
   tune: { run: tuneCommand, help: () => TUNE_HELP },

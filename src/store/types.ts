@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
+import type { CheckReport, ResolvedCheckOptions } from './check.js';
 
 /** The stored unit (DESIGN.md, "Block"). */
 export interface Block {
@@ -107,6 +108,18 @@ export interface DocumentWrite {
   parseCacheKey: string | null;
 }
 
+/** What `writeDocument` did. */
+export interface WriteResult {
+  /** A document the path pointed at before, deleted because it was left with no path. */
+  replacedDocId: string | null;
+  /**
+   * False when the document was already stored with the same configuration hash (another process
+   * stored the same bytes meanwhile): its blocks were kept and only the path (and a missing
+   * `original`) recorded. The same bytes chunked the same way are the same blocks.
+   */
+  written: boolean;
+}
+
 export interface StoreStats {
   documents: number;
   blocks: number;
@@ -115,6 +128,45 @@ export interface StoreStats {
   bytes: number;
   byFormat: Record<string, number>;
   parseCacheEntries: number;
+}
+
+/** Where a job is in its life: queued -> running -> done | failed | cancelled (a restart may re-queue a running one). */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
+
+/**
+ * A unit of background work kept in the library (an upload's ingest, for `groundwork serve`), so it
+ * outlives the process that queued it. The store keeps the record; what `input`, `progress` and
+ * `result` hold is the job kind's business (plain JSON).
+ */
+export interface JobRecord {
+  id: string;
+  /** What runs it, e.g. `ingest`. */
+  kind: string;
+  state: JobState;
+  input: Record<string, unknown>;
+  progress: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  /** Why a failed job failed: the GroundworkError code and message. */
+  error: { code: string; message: string } | null;
+  /** How many times it was started (more than 1 after a restart resumed it). */
+  attempts: number;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The fields of a job that change as it runs. */
+export type JobPatch = Partial<Pick<JobRecord, 'state' | 'progress' | 'result' | 'error' | 'attempts' | 'startedAt' | 'finishedAt'>>;
+
+export interface JobQuery {
+  /** Only jobs in these states. */
+  states?: readonly JobState[];
+  /** At most this many, newest first (default 100). */
+  limit?: number;
 }
 
 /** A block as block iteration yields it: with its document's first path. */
@@ -165,10 +217,19 @@ export interface LibraryStore {
   pathRecord(path: string): Promise<PathRecord | undefined>;
   /** The document stored for this content hash, if any. */
   documentInfo(docId: string): Promise<{ configHash: string } | undefined>;
-  /** Records that `path` now holds the (already stored) document `docId`; drops orphans. */
+  /**
+   * Records that `path` now holds the stored document `docId`; drops the document it held before
+   * when that one is left with no path. NOT_FOUND when `docId` is not stored (removed meanwhile).
+   */
   recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }>;
-  /** Stores a document, its blocks, its path and its parse-cache entry in one transaction. */
-  writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }>;
+  /**
+   * Stores a document, its blocks, its path and its parse-cache entry in one transaction, or, when
+   * the document is already stored with the same configuration hash, only its path (`written:
+   * false`): two processes writing the same bytes end with one document.
+   */
+  writeDocument(write: DocumentWrite): Promise<WriteResult>;
+  /** Sets (or clears, with null) a document's kept original; false when the document is not stored. */
+  setOriginal(docId: string, original: string | null): Promise<boolean>;
   /** Deletes a document with its blocks, index rows, paths and parse-cache entries. */
   removeDocument(docId: string): Promise<boolean>;
 
@@ -178,6 +239,10 @@ export interface LibraryStore {
   /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
   getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
   blocksOf(docId: string): Promise<Block[]>;
+  /** One block by its id. */
+  getBlock(blockId: string): Promise<Block | undefined>;
+  /** The blocks of a document with `from <= ordinal <= to`, by ordinal (neighbours of a block). */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]>;
   /** Every block, by document id then ordinal, fetched in pages (memory stays bounded). */
   iterateBlocks(): AsyncIterable<BlockWithPath>;
 
@@ -190,6 +255,25 @@ export interface LibraryStore {
   rankText(query: string, k: number): Promise<RankedBlock[]>;
 
   stats(): Promise<StoreStats>;
+  /**
+   * Checks the store's own data (its integrity, the index against the blocks, orphans) and, with
+   * `repair`, rebuilds what can be rebuilt, then checks again (src/store/check.ts). Safe while
+   * other processes read and write.
+   */
+  check(options: ResolvedCheckOptions): Promise<CheckReport>;
+
+  /** Stores a new job (INVALID_OPTIONS when its id is taken). */
+  createJob(job: JobRecord): Promise<void>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /** Jobs newest first (by creation), optionally only some states. */
+  listJobs(query?: JobQuery): Promise<JobRecord[]>;
+  /**
+   * Applies `patch` (and a new `updatedAt`) and returns the job as it is now; undefined when there is
+   * no such job or, with `ifState`, when it is not in one of those states (nothing changed): a
+   * compare-and-set, so two processes cannot both start one queued job.
+   */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined>;
+
   close(): Promise<void>;
 }
 

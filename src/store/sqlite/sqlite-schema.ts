@@ -104,6 +104,26 @@ export const MIGRATIONS: readonly Migration[] = [
     rebuildIndex(db, onProgress);
     db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
   },
+  // 4: background jobs (an upload's ingest under `groundwork serve`), kept so a restart resumes them.
+  // IF NOT EXISTS: safe whatever position this step ends up at when branches adding steps merge.
+  `
+  CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    input TEXT NOT NULL,              -- JSON
+    progress TEXT,                    -- JSON
+    result TEXT,                      -- JSON
+    error TEXT,                       -- JSON { code, message }
+    attempts INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT
+  );
+  CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, created_at);
+  CREATE INDEX IF NOT EXISTS jobs_created ON jobs(created_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -10,7 +10,7 @@ import { defineTool } from './tool.js';
 
 export const GetBlockInput = z.object({
   blockId: z.string().trim().min(1).describe('a block id, as search hits cite it'),
-  docId: z.string().trim().min(1).optional().describe('its document (id, id prefix or path): finds the block without scanning the library'),
+  docId: z.string().trim().min(1).optional().describe('its document (id, id prefix or path): the block must be in it'),
   neighbors: RetrievalOptionsSchema.shape.neighbors.describe('also return this many blocks before and after it'),
 }).strict();
 
@@ -30,7 +30,7 @@ export const getBlockTool = defineTool({
   input: GetBlockInput,
   output: GetBlockOutput,
   async run(args, ctx) {
-    const { block, blocks } = await findBlock(ctx.library, args.blockId, args.docId);
+    const { block, blocks } = await findBlock(ctx.library, args.blockId, args.docId, args.neighbors);
     const doc = await ctx.library.document(block.docId);
     const before = blocks.filter((b) => b.ordinal < block.ordinal && b.ordinal >= block.ordinal - args.neighbors);
     const after = blocks.filter((b) => b.ordinal > block.ordinal && b.ordinal <= block.ordinal + args.neighbors);
@@ -46,22 +46,15 @@ export const getBlockTool = defineTool({
 });
 
 /**
- * The block and its document's blocks. With the document named, its blocks are read; without, the
- * library's blocks are scanned in order until the block turns up (linear in the library).
+ * The block (looked up by id in the store) and the blocks around it (by ordinal range). With the
+ * document named, the block must be in it.
  */
-async function findBlock(library: Library, blockId: string, docRef: string | undefined): Promise<{ block: Block; blocks: Block[] }> {
-  let docId: string | undefined;
-  if (docRef !== undefined) docId = (await documentOf(library, docRef)).id;
-  else {
-    for await (const b of library.allBlocks()) {
-      if (b.id === blockId) {
-        docId = b.docId;
-        break;
-      }
-    }
+async function findBlock(library: Library, blockId: string, docRef: string | undefined, neighbors: number): Promise<{ block: Block; blocks: Block[] }> {
+  const docId = docRef !== undefined ? (await documentOf(library, docRef)).id : undefined;
+  const block = await library.block(blockId);
+  if (!block || (docId !== undefined && block.docId !== docId)) {
+    throw new GroundworkError('NOT_FOUND', `no block with the id ${JSON.stringify(blockId)}${docRef !== undefined ? ` in document ${docRef}` : ''} (search hits cite block ids)`);
   }
-  const blocks = docId !== undefined ? await library.blocks(docId) : [];
-  const block = blocks.find((b) => b.id === blockId);
-  if (!block) throw new GroundworkError('NOT_FOUND', `no block with the id ${JSON.stringify(blockId)}${docRef !== undefined ? ` in document ${docRef}` : ''} (search hits cite block ids)`);
+  const blocks = neighbors > 0 ? await library.blockRange(block.docId, Math.max(0, block.ordinal - neighbors), block.ordinal + neighbors) : [block];
   return { block, blocks };
 }

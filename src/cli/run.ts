@@ -9,6 +9,7 @@ import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
 import { MIGRATE_HELP, migrateCommand } from './migrate-command.js';
+import { MCP_HELP, mcpCommand } from './mcp-command.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
 import { SERVE_HELP, serveCommand } from './serve-command.js';
@@ -44,6 +45,7 @@ Commands:
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
+  mcp             serve the library to agents over MCP (stdio): search with citations, outlines, sections
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
 
 The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork), or
@@ -77,6 +79,7 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   demo: { run: demoCommand, help: () => DEMO_HELP },
   eval: { run: evalCommand, help: () => EVAL_HELP },
   tune: { run: tuneCommand, help: () => TUNE_HELP },
+  mcp: { run: mcpCommand, help: () => MCP_HELP },
 };
 
 /** Runs one command line and returns the exit code; never calls process.exit, so output drains. */

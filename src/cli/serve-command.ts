@@ -5,6 +5,8 @@ import { serve, type ServeHandle } from '../serve/server.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, openLibrary } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
+import { mcpServePlugin } from '../mcp/serve-plugin.js';
+import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
 
 const d = ServeOptionsSchema.shape;
 const defaults = ServeOptionsSchema.parse({});
@@ -39,6 +41,10 @@ ${LIBRARY_FLAG_HELP}
                         once; only its hash goes in the file)
   --scope S             the new key's scope: ${KEY_SCOPES.join(' or ')} (default read-write)
 
+MCP for agents at /mcp (Streamable HTTP, the tools of 'groundwork mcp', docs/mcp.md): read-only
+keys get the read tools, read-write keys also ingest when it is allowed.
+${MCP_FLAGS_HELP.split('\n').filter((l) => !l.includes('--max-upload-bytes')).join('\n')}
+
 Exit codes: 0 after a clean stop, 1 when it cannot start (port taken, library unreadable), 2 usage
 error (also: a host beyond loopback without keys).
 `;
@@ -60,6 +66,8 @@ const SPECS = {
   log: { type: 'boolean' },
   'new-key': { type: 'string' },
   scope: { type: 'string' },
+  describe: MCP_FLAG_SPECS.describe,
+  'allow-ingest': MCP_FLAG_SPECS['allow-ingest'],
 } as const;
 
 /** The flags as serve settings (validated by the settings schema, like the library API's callers). */
@@ -119,7 +127,8 @@ export async function serveCommand(argv: readonly string[], io: CliIO, stop: Abo
     const keysFile = stringValue(args, 'keys');
     const keys = loadKeys({ ...(keysFile !== undefined && { file: keysFile }), ...(process.env.GROUNDWORK_API_KEYS !== undefined && { env: process.env.GROUNDWORK_API_KEYS }) });
     library = await openLibrary(libraryDirFrom(args), io);
-    handle = await serve(library, { ...settings, keys, ...(flag(args, 'log') && { logger: { level: 'info' } }) });
+    const mcp = mcpServePlugin({ ...mcpOptionsFrom(args), ...(settings.maxUploadBytes !== undefined && { maxUploadBytes: settings.maxUploadBytes }) });
+    handle = await serve(library, { ...settings, keys, plugins: [mcp], ...(flag(args, 'log') && { logger: { level: 'info' } }) });
     io.err(`groundwork: serving ${library.dir} at ${handle.url} (${keys.length > 0 ? `${keys.length} API key${keys.length === 1 ? '' : 's'}` : 'no keys: loopback only'}); API: ${handle.url}/openapi.json; stop with Ctrl-C\n`);
     await new Promise<void>((resolve) => {
       if (stop.aborted) resolve();

@@ -6,10 +6,12 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
   Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
+  VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
+import { loadVectorExtension, SqliteVectors } from './sqlite-vectors.js';
 
 type Row = Record<string, any>;
 
@@ -44,6 +46,7 @@ export class SqliteStore implements LibraryStore {
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
   private readonly search: SqliteSearch;
+  private readonly vectors: SqliteVectors;
   private indexWriter: FtsIndexWriter | undefined;
 
   /**
@@ -71,6 +74,8 @@ export class SqliteStore implements LibraryStore {
       this.migrate(options.onIndexRebuild);
       this.stmts = this.prepareStatements();
       this.search = new SqliteSearch(this.db);
+      const search = this.search;
+      this.vectors = new SqliteVectors(this.db, (filter) => search.conditions(filter), loadVectorExtension(this.db), this.location);
     } catch (error) {
       // A file this store opened is closed again (a handle it was given too: it owns it now).
       this.db.close();
@@ -320,6 +325,38 @@ export class SqliteStore implements LibraryStore {
 
   async rankText(query: string, k: number): Promise<RankedBlock[]> {
     return this.search.rank(query, k);
+  }
+
+  async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
+    return this.db.transaction(() => this.vectors.put(space, entries))();
+  }
+
+  async knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>> {
+    return this.vectors.known(space, hashes);
+  }
+
+  async missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]> {
+    return this.vectors.missing(space, limit, after).map((row) => ({ ...toBlock(row), path: row.path ?? null }));
+  }
+
+  async vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter: VectorFilter = {}): Promise<VectorCandidate[]> {
+    return this.vectors.nearest(space, vector, k, filter).map(({ row, score }) => ({ block: toBlock(row), path: row.path ?? null, score }));
+  }
+
+  async setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void> {
+    this.db.transaction(() => this.vectors.setQuantization(space, quantization))();
+  }
+
+  async vectorStats(): Promise<VectorStats[]> {
+    return this.vectors.stats();
+  }
+
+  async pruneVectors(space: VectorSpace): Promise<number> {
+    return this.db.transaction(() => this.vectors.prune(space))();
+  }
+
+  async dropVectors(model: string): Promise<number> {
+    return this.db.transaction(() => this.vectors.drop(model))();
   }
 
   async stats(): Promise<StoreStats> {

@@ -19,8 +19,12 @@ export {
 export { exportBlock, EXPORT_FORMATS, type ExportFormat } from './library/export.js';
 export type {
   Block, BlockWithPath, DocumentWrite, PathRecord, RankedBlock, StoredDocument, SearchFilter, SearchHit, StoreCapabilities, StoreDefinition, StoreOpenOptions, StoreSpec,
-  StoreStats, LibraryStore, TextCandidate,
+  StoreStats, LibraryStore, TextCandidate, WriteResult,
 } from './store/types.js';
+export {
+  CheckOptionsSchema, resolveCheckOptions, type CheckFinding, type CheckOptions, type CheckRepair, type CheckReport, type CheckScope, type CheckSeverity,
+  type ResolvedCheckOptions,
+} from './store/check.js';
 export { openStore, registerStore, storeKinds } from './store/registry.js';
 export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './store/sqlite/sqlite-store.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';

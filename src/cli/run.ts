@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_STRATEGY, listChunkers } from '../chunkers/registry.js';
 import { supportedFormats } from '../parsers/registry.js';
+import { CHECK_HELP, checkCommand } from './check-command.js';
 import { chunkCommand, chunkHelp } from './chunk-command.js';
 import { DEMO_HELP, demoCommand } from './demo-command.js';
 import { EMBED_HELP, embedCommand } from './embed-command.js';
@@ -35,6 +36,7 @@ Commands:
   rm DOC          remove a document from the library
   stats           counts of documents, blocks, tokens, formats
   export          every block as JSONL: our own shape, LangChain Documents or LlamaIndex TextNodes
+  check           check the library (database, search index, originals); --repair fixes what it can
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
@@ -65,6 +67,7 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   rm: { run: rmCommand, help: () => RM_HELP },
   stats: { run: statsCommand, help: () => STATS_HELP },
   export: { run: exportCommand, help: () => EXPORT_HELP },
+  check: { run: checkCommand, help: () => CHECK_HELP },
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },
   demo: { run: demoCommand, help: () => DEMO_HELP },

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, rmSync } from 'node:fs';
-import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import type { ChunkOptions } from '../chunk.js';
 import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
-import { GroundworkError } from '../errors.js';
+import { GroundworkError, isGroundworkError } from '../errors.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
@@ -18,8 +18,11 @@ import { retrieve, type RetrievalResult } from '../retrieval/pipeline.js';
 import type { PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
-import { VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type LibraryStore, type SearchFilter, type SearchHit, type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats } from '../store/types.js';
+import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
+import { VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type LibraryStore, type SearchFilter, type SearchHit, type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
+import { checkFiles, checkSettings } from './check.js';
+import { hashFile, keepOriginal, originalPath } from './originals.js';
 import { TaskPool } from './pool.js';
 import { Serial } from './serial.js';
 import { embedBlocks, emptyEmbeddingReport, IngestEmbedder, mixedModelsError, type EmbeddingReport } from './vectors.js';
@@ -417,7 +420,7 @@ export class Library {
       report.docsSkipped++;
       return;
     }
-    const docId = await hashFile(file.path);
+    const docId = (await hashFile(file.path)).hash;
     // The same bytes under another name may be in flight right now: let that one finish first.
     const twin = this.inFlightContent.get(docId);
     if (twin) await twin;
@@ -443,7 +446,7 @@ export class Library {
     },
     report: IngestReport,
   ): Promise<void> {
-    const stored = await this.store.documentInfo(docId);
+    let stored = await this.store.documentInfo(docId);
     // A dry run writes nothing, so it remembers this run's contents itself to count duplicates.
     if (ctx.dryRun) {
       if (ctx.seen.has(docId)) {
@@ -453,12 +456,18 @@ export class Library {
       ctx.seen.add(docId);
     }
     const pathRecord = { path: file.path, docId, size: file.size, mtimeMs: file.mtimeMs };
-    if (stored && stored.configHash === ctx.hash) {
-      // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
-      if (!ctx.dryRun) await this.write(() => this.store.recordPath(pathRecord));
+    const countPathOnly = () => {
       if (known && known.docId !== docId) report.docsUpdated++;
       else report.docsSkipped++;
-      return;
+    };
+    if (stored && stored.configHash === ctx.hash) {
+      // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
+      if (ctx.dryRun || (await this.recordPathIfStored(pathRecord))) {
+        countPathOnly();
+        return;
+      }
+      // Removed by another process since it was looked up: stored again below.
+      stored = undefined;
     }
     const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
     const cached = await this.cachedDocument(cacheKey);
@@ -480,25 +489,30 @@ export class Library {
     for (let i = 0; i < tree.length; i++) {
       const doc = tree[i]!;
       const isRoot = i === 0;
-      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash) {
-        const record = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
-        if (!ctx.dryRun) await this.write(() => this.store.recordPath(record));
-        continue;
-      }
+      const childPath = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
+      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath)))) continue;
       const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
       if (!ctx.dryRun) {
-        const original = isRoot && ctx.copy ? await this.keepOriginal(file.path, docId) : null;
-        await this.write(() => this.store.writeDocument({
+        // The copy of the original is in place, whole, before its document is committed: a process
+        // killed in between leaves only a file no document keeps (src/library/originals.ts).
+        const original = isRoot && ctx.copy ? await keepOriginal(this.dir, file.path, docId) : null;
+        const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
           blocks,
           indexTexts: result.indexTexts[i] ?? [],
-          path: isRoot ? pathRecord : { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs },
+          path: isRoot ? pathRecord : childPath,
           strategy: ctx.strategy,
           configHash: ctx.hash,
           original,
           parseCacheKey: isRoot ? cacheKey : null,
         }));
+        await this.dropOriginal(written.replacedDocId);
+        // Another process stored the same bytes first: this file only added its path.
+        if (!written.written) {
+          if (isRoot) countPathOnly();
+          continue;
+        }
         await ctx.embedding?.add(isRoot ? file.path : (doc.source.name ?? `${file.path}#${i}`), blocks);
       }
       if (isRoot && isUpdate) report.docsUpdated++;
@@ -512,25 +526,29 @@ export class Library {
     }
   }
 
+  /** Records a path of stored content; false when the content is no longer stored (removed meanwhile). */
+  private async recordPathIfStored(record: { path: string; docId: string; size: number; mtimeMs: number }): Promise<boolean> {
+    try {
+      const { replacedDocId } = await this.write(() => this.store.recordPath(record));
+      await this.dropOriginal(replacedDocId);
+      return true;
+    } catch (error) {
+      if (isGroundworkError(error) && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  /** Deletes the kept original of a document a changed file replaced, unless the content is stored again. */
+  private async dropOriginal(docId: string | null): Promise<void> {
+    if (!docId || (await this.store.documentInfo(docId))) return;
+    await rm(join(this.dir, originalPath(docId)), { force: true });
+  }
+
   /** A cached parse is valid only while the parser that made it is at the same version. */
   private async cachedDocument(key: string): Promise<Document | undefined> {
     const doc = await this.store.cachedParse(key);
     if (!doc) return undefined;
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
-  }
-
-  /** Copies the original to files/<aa>/<hash> (write to a temp name, then rename: never half a file). */
-  private async keepOriginal(path: string, docId: string): Promise<string> {
-    const rel = join('files', docId.slice(0, 2), docId);
-    const target = join(this.dir, rel);
-    const exists = await stat(target).then(() => true, () => false);
-    if (!exists) {
-      await mkdir(join(this.dir, 'files', docId.slice(0, 2)), { recursive: true });
-      const tmp = `${target}.${process.pid}.tmp`;
-      await copyFile(path, tmp);
-      await rename(tmp, target);
-    }
-    return rel;
   }
 
   /**
@@ -640,16 +658,26 @@ export class Library {
     return { dir: this.dir, ...settings, ...stats };
   }
 
+  /**
+   * Checks the library: the store's own data (`LibraryStore.check`: the database file, the search
+   * index and its statistics against the blocks, orphans), every kept original under files/ (present,
+   * its sha256 equal to its name, its size), leftovers, and the settings. With `repair`, rebuilds
+   * what can be rebuilt, restores or clears missing originals, removes leftovers, and checks again.
+   * Safe while other processes ingest and search.
+   */
+  async check(options: CheckOptions = {}): Promise<CheckReport> {
+    const resolved = resolveCheckOptions(options);
+    // Through this Library's write queue: a repair never overlaps its own writes.
+    const store = await this.write(() => this.store.check(resolved));
+    const files = await checkFiles(this.dir, this.store, resolved);
+    const settings = await checkSettings(this.store, resolved);
+    return mergeReports(resolved, [store, files, settings]);
+  }
+
   /** Closes the store once the writes already started are done. */
   async close(): Promise<void> {
     await this.writes?.run(async () => undefined);
     await this.releaseEmbedder();
     await this.store.close();
   }
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
+import type { CheckReport, ResolvedCheckOptions } from './check.js';
 
 /** The stored unit (DESIGN.md, "Block"). */
 export interface Block {
@@ -105,6 +106,18 @@ export interface DocumentWrite {
   indexTexts?: string[];
   /** Where the parse is cached (the root of a container holds its whole tree); null for children. */
   parseCacheKey: string | null;
+}
+
+/** What `writeDocument` did. */
+export interface WriteResult {
+  /** A document the path pointed at before, deleted because it was left with no path. */
+  replacedDocId: string | null;
+  /**
+   * False when the document was already stored with the same configuration hash (another process
+   * stored the same bytes meanwhile): its blocks were kept and only the path (and a missing
+   * `original`) recorded. The same bytes chunked the same way are the same blocks.
+   */
+  written: boolean;
 }
 
 export interface StoreStats {
@@ -224,10 +237,19 @@ export interface LibraryStore {
   pathRecord(path: string): Promise<PathRecord | undefined>;
   /** The document stored for this content hash, if any. */
   documentInfo(docId: string): Promise<{ configHash: string } | undefined>;
-  /** Records that `path` now holds the (already stored) document `docId`; drops orphans. */
+  /**
+   * Records that `path` now holds the stored document `docId`; drops the document it held before
+   * when that one is left with no path. NOT_FOUND when `docId` is not stored (removed meanwhile).
+   */
   recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }>;
-  /** Stores a document, its blocks, its path and its parse-cache entry in one transaction. */
-  writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }>;
+  /**
+   * Stores a document, its blocks, its path and its parse-cache entry in one transaction, or, when
+   * the document is already stored with the same configuration hash, only its path (`written:
+   * false`): two processes writing the same bytes end with one document.
+   */
+  writeDocument(write: DocumentWrite): Promise<WriteResult>;
+  /** Sets (or clears, with null) a document's kept original; false when the document is not stored. */
+  setOriginal(docId: string, original: string | null): Promise<boolean>;
   /** Deletes a document with its blocks, index rows, paths and parse-cache entries. */
   removeDocument(docId: string): Promise<boolean>;
 
@@ -279,6 +301,12 @@ export interface LibraryStore {
   dropVectors(model: string): Promise<number>;
 
   stats(): Promise<StoreStats>;
+  /**
+   * Checks the store's own data (its integrity, the index against the blocks, orphans) and, with
+   * `repair`, rebuilds what can be rebuilt, then checks again (src/store/check.ts). Safe while
+   * other processes read and write.
+   */
+  check(options: ResolvedCheckOptions): Promise<CheckReport>;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { Document, Format } from '../../src/document/types.js';
 import { isGroundworkError } from '../../src/errors.js';
 import { Serial } from '../../src/library/serial.js';
+import { resolveCheckOptions } from '../../src/store/check.js';
 import { openStore } from '../../src/store/registry.js';
 import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.js';
 import type { Block, BlockWithPath, DocumentWrite, LibraryStore, SearchFilter, StoreStats, VectorFilter, VectorSpace } from '../../src/store/types.js';
@@ -170,7 +171,7 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
     test('a written document: its fields, blocks in order, path record and parse cache', async () => {
       const store = await fresh();
       const write = contractWrite('a', ['alpha bravo', 'charlie delta', 'echo foxtrot'], { pages: [1, [1, 2], null], original: 'files/do/doc-a', tables: 2, images: 1 });
-      expect(await store.writeDocument(write)).toEqual({ replacedDocId: null });
+      expect(await store.writeDocument(write)).toEqual({ replacedDocId: null, written: true });
 
       expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-1' });
       expect(await store.documentInfo('doc-none')).toBeUndefined();
@@ -219,7 +220,7 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('old', ['the compiler guide', 'more compiler notes'], { path: '/docs/guide.md' }));
       await store.writeDocument(contractWrite('other', ['an unrelated note about gardens']));
       const replaced = await store.writeDocument(contractWrite('new', ['use the installer'], { path: '/docs/guide.md' }));
-      expect(replaced).toEqual({ replacedDocId: 'doc-old' });
+      expect(replaced).toEqual({ replacedDocId: 'doc-old', written: true });
       expect(await store.documentInfo('doc-old')).toBeUndefined();
       expect(await store.getDocument('doc-old')).toBeUndefined();
       expect(await store.blocksOf('doc-old')).toEqual([]);
@@ -243,13 +244,78 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('a', ['running rivers', 'the river runs north', 'mountains only'], { configHash: 'config-1' }));
       await store.recordPath({ path: '/docs/a-copy.md', docId: 'doc-a', size: 1, mtimeMs: 0 });
       const rechunked = contractWrite('a', ['glaciers and rivers'], { configHash: 'config-2' });
-      expect(await store.writeDocument(rechunked)).toEqual({ replacedDocId: null });
+      expect(await store.writeDocument(rechunked)).toEqual({ replacedDocId: null, written: true });
       expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-2' });
       expect(await store.blocksOf('doc-a')).toEqual(rechunked.blocks);
       expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-copy.md', '/docs/a.md']);
       expect(await store.searchText('mountains', 5)).toEqual([]);
       expect((await store.searchText('glacier', 5)).map((c) => c.block.id)).toEqual(['a-config-2-0']);
       expect((await store.stats()).blocks).toBe(1);
+    });
+
+    test('writing content already stored with the same configuration records the path only (written: false)', async () => {
+      // What two processes that parsed the same bytes at once send: the second write must not
+      // duplicate or replace anything, and the path it carries is recorded once.
+      const store = await fresh();
+      const first = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a.md', original: null });
+      await store.writeDocument(first);
+      const before = { blocks: await store.blocksOf('doc-a'), ranking: await store.searchText('alpha charlie', 5), stats: await store.stats() };
+      const twin = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/copy-of-a.md', original: 'files/do/doc-a' });
+      expect(await store.writeDocument(twin)).toEqual({ replacedDocId: null, written: false });
+      expect(await store.writeDocument(contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a.md' }))).toEqual({ replacedDocId: null, written: false });
+      expect(await store.blocksOf('doc-a')).toEqual(before.blocks);
+      expect(await store.searchText('alpha charlie', 5)).toEqual(before.ranking);
+      const doc = (await store.getDocument('doc-a'))!;
+      expect(doc.paths).toEqual(['/docs/a.md', '/docs/copy-of-a.md']);
+      // A kept original the first write did not have is recorded; one it had is never overwritten.
+      expect(doc.original).toBe('files/do/doc-a');
+      await store.writeDocument(contractWrite('a', ['alpha bravo', 'charlie delta'], { original: 'files/other' }));
+      expect((await store.getDocument('doc-a'))!.original).toBe('files/do/doc-a');
+      expect(await store.stats()).toEqual({ ...before.stats, paths: 2 });
+    });
+
+    test('recording a path for content that is not stored is NOT_FOUND and changes nothing', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo'], { path: '/docs/a.md' }));
+      const error = await store.recordPath({ path: '/docs/a.md', docId: 'doc-gone', size: 1, mtimeMs: 1 }).then(() => undefined, (e: unknown) => e);
+      expect(isGroundworkError(error) && error.code).toBe('NOT_FOUND');
+      expect((await store.pathRecord('/docs/a.md'))!.docId).toBe('doc-a');
+      expect((await store.stats()).documents).toBe(1);
+    });
+
+    test('setOriginal sets and clears the kept original; false for a document not stored', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo'], { original: 'files/do/doc-a' }));
+      expect(await store.setOriginal('doc-a', null)).toBe(true);
+      expect((await store.getDocument('doc-a'))!.original).toBeNull();
+      expect(await store.setOriginal('doc-a', 'files/do/doc-a')).toBe(true);
+      expect((await store.getDocument('doc-a'))!.original).toBe('files/do/doc-a');
+      expect(await store.setOriginal('doc-none', null)).toBe(false);
+    });
+
+    test('check: a store kept by its own methods is consistent, quick and full; repair then does nothing', async () => {
+      const store = await fresh();
+      const empty = await store.check(resolveCheckOptions({}));
+      expect(empty).toMatchObject({ ok: true, repair: false, full: false, found: [], repairs: [], remaining: [] });
+      await crowded(store);
+      await store.writeDocument(contractWrite('zh', ['长江是中国最长的河流', '黄河流经九个省份']));
+      await store.writeDocument(contractWrite('a', ['running rivers'], { configHash: 'config-1' }));
+      await store.writeDocument(contractWrite('a', ['glaciers and rivers', 'a second block'], { configHash: 'config-2' }));
+      await store.writeDocument(contractWrite('gone', ['to be removed']));
+      await store.removeDocument('doc-gone');
+      // Two documents with the same block text: each block's index row is found under its own id.
+      await store.writeDocument(contractWrite('twin-1', ['identical words in two documents']));
+      await store.writeDocument(contractWrite('twin-2', ['identical words in two documents']));
+      await store.recordPath({ path: '/docs/crowd.md', docId: 'doc-zh', size: 1, mtimeMs: 0 });
+      for (const full of [false, true]) {
+        const report = await store.check(resolveCheckOptions({ full }));
+        expect(report.found).toEqual([]);
+        expect(report).toMatchObject({ ok: true, full, remaining: [] });
+        expect(report.checked.length).toBeGreaterThan(0);
+        for (const scope of report.checked) expect(['full', 'sampled']).toContain(scope.scope);
+      }
+      const repaired = await store.check(resolveCheckOptions({ repair: true }));
+      expect(repaired).toMatchObject({ ok: true, repair: true, found: [], repairs: [], remaining: [] });
     });
 
     test('remove: the document, its blocks, paths, index rows and parse cache; false when absent', async () => {

@@ -569,7 +569,7 @@ export class Library {
     let reranker = context.reranker;
     if (options.rerank && !reranker) {
       reranker = openReranker({ stored: await this.store.getSetting('rerank') })?.reranker;
-      if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: give --rerank-url URL (or GROUNDWORK_RERANK_URL)');
+      if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: configure one with --rerank-url or GROUNDWORK_RERANK_URL');
     }
     return retrieve(query, options, { retrievers, fetcher: sources.fetcher, ...(reranker && { reranker }) });
   }

@@ -224,7 +224,7 @@ describe('Library.open with a store', () => {
     const report = await lib.addFiles(dir, { workers: 0 });
     expect(report.docsAdded).toBe(4);
     expect(one.maxActive()).toBe(1);
-    expect(await lib.settings()).toEqual({ strategy: 'structure', tokenizer: 'o200k_base' });
+    expect(await lib.settings()).toEqual({ strategy: 'structure', tokenizer: 'o200k_base', vectorModel: null, quantization: 'none' });
     await lib.close();
 
     const many = await countingStore(join(dir, 'many.sqlite'), true);

@@ -10,7 +10,8 @@
  *               (the third overlaps the other two), plus one process searching in a loop
  * For each: wall time, files rejected by code (and how many of them for a lock), and whether the
  * concurrent library ends equal to the sequential one (documents, paths, blocks by id and text,
- * term statistics) and `groundwork check` finds it clean.
+ * term statistics). The module runs unchanged on a tree without this branch's store (the numbers
+ * before it: copy it into such a tree's bench/ and run `npm run bench -- concurrency` there).
  *
  * Environment: GW_BENCH_CONCURRENT_RUNS (default 3: A, B, A+B; 2: B, A+B).
  */

@@ -276,7 +276,7 @@ const BLOCKS_PER_DOC = 100;
  * columns, document frequencies, length statistics). Also writes terms.sqlite, the same analyzed terms for
  * MiniSearch. Built into a temporary folder and renamed, so an interrupted build is never reused.
  */
-async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; buildSeconds: number | null; sqliteMB: number }> {
+export async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; buildSeconds: number | null; sqliteMB: number }> {
   const dir = join(tmpdir(), `groundwork-bench-library-${BLOCKS_VERSION}-${blockCount}`);
   if (existsSync(join(dir, 'done'))) {
     return { dir, buildSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')), sqliteMB: statSync(join(dir, 'library.sqlite')).size / MB };
@@ -360,13 +360,13 @@ async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; b
   return { dir, buildSeconds, sqliteMB: statSync(join(dir, 'library.sqlite')).size / MB };
 }
 
-interface Query {
+export interface Query {
   lang: 'en' | 'zh';
   text: string;
 }
 
 /** 200 fixed questions: 100 English, 100 Chinese, evenly spread over the eval question sets. */
-function benchQueries(): Query[] {
+export function benchQueries(): Query[] {
   const pick = (datasets: string[], lang: 'en' | 'zh', total: number): Query[] => {
     const out: Query[] = [];
     datasets.forEach((dataset, i) => {

@@ -30,3 +30,10 @@ export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './st
 export { analyze as analyzeForSearch } from './search/analyze.js';
 export * from './embed/index.js';
 export * from './retrieval/index.js';
+export {
+  serve, buildServer, ServeOptionsSchema, registerServePlugin, loadKeys as loadApiKeys, newKey as newApiKey, KEY_SCOPES, STATUS_OF as HTTP_STATUS_OF,
+  type ServeOptions, type ServeHandle, type ServeContext, type ServePlugin, type ApiKey, type KeyScope,
+} from './serve/index.js';
+export {
+  IngestRequestOptionsSchema, ParseRequestOptionsSchema, ChunkRequestOptionsSchema, type IngestRequestOptions, type ParseRequestOptions, type ChunkRequestOptions,
+} from './options/ingest.js';

@@ -11,6 +11,7 @@ import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
+import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { TUNE_HELP, tuneCommand } from './tune-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
@@ -39,6 +40,7 @@ Commands:
   check           check the library (database, search index, originals); --repair fixes what it can
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
+  serve           the library over HTTP: upload, jobs (SSE), search, documents, OpenAPI, Dify
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
@@ -70,6 +72,7 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   check: { run: checkCommand, help: () => CHECK_HELP },
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },
+  serve: { run: (argv, io) => serveCommand(argv, io), help: () => SERVE_HELP },
   demo: { run: demoCommand, help: () => DEMO_HELP },
   eval: { run: evalCommand, help: () => EVAL_HELP },
   tune: { run: tuneCommand, help: () => TUNE_HELP },

@@ -19,7 +19,10 @@ import type { PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
-import { VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type LibraryStore, type SearchFilter, type SearchHit, type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult } from '../store/types.js';
+import {
+  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type SearchFilter, type SearchHit,
+  type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
+} from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
 import { hashFile, keepOriginal, originalPath } from './originals.js';
@@ -638,6 +641,16 @@ export class Library {
     return this.store.blocksOf(docId);
   }
 
+  /** One block by its id. */
+  block(blockId: string): Promise<Block | undefined> {
+    return this.store.getBlock(blockId);
+  }
+
+  /** A document's blocks with ordinals `from` to `to` (inclusive), in order: a block's neighbours. */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return this.store.blockRange(docId, from, to);
+  }
+
   /** Every block with its document's first path, document by document in block order, in pages. */
   allBlocks(): AsyncIterable<BlockWithPath> {
     return this.store.iterateBlocks();
@@ -672,6 +685,25 @@ export class Library {
     const files = await checkFiles(this.dir, this.store, resolved);
     const settings = await checkSettings(this.store, resolved);
     return mergeReports(resolved, [store, files, settings]);
+  }
+
+  /** Stores a new background job (see `JobRecord`; `groundwork serve` keeps its uploads' ingests here). */
+  createJob(job: JobRecord): Promise<void> {
+    return this.write(() => this.store.createJob(job));
+  }
+
+  job(id: string): Promise<JobRecord | undefined> {
+    return this.store.getJob(id);
+  }
+
+  /** Jobs newest first, optionally in some states only. */
+  jobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.store.listJobs(query);
+  }
+
+  /** Changes a job; with `ifState`, only when it is in one of those states (else undefined): a compare-and-set. */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined> {
+    return this.write(() => this.store.updateJob(id, patch, options));
   }
 
   /** Closes the store once the writes already started are done. */

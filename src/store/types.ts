@@ -189,6 +189,45 @@ export interface VectorStats {
   blocks: number;
 }
 
+/** Where a job is in its life: queued -> running -> done | failed | cancelled (a restart may re-queue a running one). */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
+
+/**
+ * A unit of background work kept in the library (an upload's ingest, for `groundwork serve`), so it
+ * outlives the process that queued it. The store keeps the record; what `input`, `progress` and
+ * `result` hold is the job kind's business (plain JSON).
+ */
+export interface JobRecord {
+  id: string;
+  /** What runs it, e.g. `ingest`. */
+  kind: string;
+  state: JobState;
+  input: Record<string, unknown>;
+  progress: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  /** Why a failed job failed: the GroundworkError code and message. */
+  error: { code: string; message: string } | null;
+  /** How many times it was started (more than 1 after a restart resumed it). */
+  attempts: number;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The fields of a job that change as it runs. */
+export type JobPatch = Partial<Pick<JobRecord, 'state' | 'progress' | 'result' | 'error' | 'attempts' | 'startedAt' | 'finishedAt'>>;
+
+export interface JobQuery {
+  /** Only jobs in these states. */
+  states?: readonly JobState[];
+  /** At most this many, newest first (default 100). */
+  limit?: number;
+}
+
 /** A block as block iteration yields it: with its document's first path. */
 export type BlockWithPath = Block & { path: string | null };
 
@@ -259,6 +298,10 @@ export interface LibraryStore {
   /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
   getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
   blocksOf(docId: string): Promise<Block[]>;
+  /** One block by its id. */
+  getBlock(blockId: string): Promise<Block | undefined>;
+  /** The blocks of a document with `from <= ordinal <= to`, by ordinal (neighbours of a block). */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]>;
   /** Every block, by document id then ordinal, fetched in pages (memory stays bounded). */
   iterateBlocks(): AsyncIterable<BlockWithPath>;
 
@@ -307,6 +350,19 @@ export interface LibraryStore {
    * other processes read and write.
    */
   check(options: ResolvedCheckOptions): Promise<CheckReport>;
+
+  /** Stores a new job (INVALID_OPTIONS when its id is taken). */
+  createJob(job: JobRecord): Promise<void>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /** Jobs newest first (by creation), optionally only some states. */
+  listJobs(query?: JobQuery): Promise<JobRecord[]>;
+  /**
+   * Applies `patch` (and a new `updatedAt`) and returns the job as it is now; undefined when there is
+   * no such job or, with `ifState`, when it is not in one of those states (nothing changed): a
+   * compare-and-set, so two processes cannot both start one queued job.
+   */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined>;
+
   close(): Promise<void>;
 }
 

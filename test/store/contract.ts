@@ -11,7 +11,7 @@ import { Serial } from '../../src/library/serial.js';
 import { resolveCheckOptions } from '../../src/store/check.js';
 import { openStore } from '../../src/store/registry.js';
 import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.js';
-import type { Block, BlockWithPath, DocumentWrite, LibraryStore, SearchFilter, StoreStats, VectorFilter, VectorSpace } from '../../src/store/types.js';
+import type { Block, BlockWithPath, DocumentWrite, JobRecord, LibraryStore, SearchFilter, StoreStats, VectorFilter, VectorSpace } from '../../src/store/types.js';
 
 export interface StoreContractOptions {
   /** Shown in the suite's name. */
@@ -91,6 +91,11 @@ export function contractWrite(name: string, texts: readonly string[], options: W
     original: options.original ?? null,
     parseCacheKey: options.parseCacheKey === undefined ? `parse-${name}` : options.parseCacheKey,
   };
+}
+
+/** A queued job as a server queues one, created at `at` (ISO). */
+export function contractJob(id: string, at: string, input: Record<string, unknown> = { files: [{ name: `${id}.md` }] }): JobRecord {
+  return { id, kind: 'ingest', state: 'queued', input, progress: null, result: null, error: null, attempts: 0, createdAt: at, updatedAt: at, startedAt: null, finishedAt: null };
 }
 
 /** `write` with its block `at` made to fail when the store reads it: a write that breaks part-way. */
@@ -471,6 +476,70 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       expect(seen).toBe(600);
       expect((await store.stats()).blocks).toBe(1355);
       expect(await collect(store.iterateBlocks())).toHaveLength(1355);
+    });
+
+    test('a block by id, and a range of a document\'s blocks by ordinal', async () => {
+      const store = await fresh();
+      const write = contractWrite('a', ['zero', 'one', 'two', 'three', 'four'], { pages: [1, 1, 2, null, [3, 4]] });
+      await store.writeDocument(write);
+      await store.writeDocument(contractWrite('b', ['other zero', 'other one']));
+      expect(await store.getBlock('a-config-1-3')).toEqual(write.blocks[3]);
+      expect(await store.getBlock('a-config-1-9')).toBeUndefined();
+      expect(await store.blockRange('doc-a', 1, 3)).toEqual(write.blocks.slice(1, 4));
+      expect(await store.blockRange('doc-a', -5, 0)).toEqual(write.blocks.slice(0, 1));
+      expect(await store.blockRange('doc-a', 3, 99)).toEqual(write.blocks.slice(3));
+      expect(await store.blockRange('doc-a', 7, 9)).toEqual([]);
+      expect(await store.blockRange('doc-none', 0, 9)).toEqual([]);
+      // Re-chunked: the old ids are gone, the new ones found.
+      await store.writeDocument(contractWrite('a', ['only block'], { configHash: 'config-2' }));
+      expect(await store.getBlock('a-config-1-3')).toBeUndefined();
+      expect((await store.getBlock('a-config-2-0'))?.text).toBe('only block');
+    });
+
+    test('jobs: created, read, listed newest first by state, updated; a taken id is refused', async () => {
+      const store = await fresh();
+      expect(await store.getJob('j1')).toBeUndefined();
+      expect(await store.listJobs()).toEqual([]);
+      const first = contractJob('j1', '2026-01-01T00:00:00.000Z', { files: [{ name: '合同.pdf', bytes: 12 }], strategy: 'structure' });
+      await store.createJob(first);
+      await store.createJob(contractJob('j2', '2026-01-01T00:00:01.000Z'));
+      await store.createJob(contractJob('j3', '2026-01-01T00:00:02.000Z'));
+      expect(await store.getJob('j1')).toEqual(first);
+      const taken = await store.createJob(contractJob('j1', '2026-01-02T00:00:00.000Z')).then(() => undefined, (e: unknown) => e);
+      expect(isGroundworkError(taken) && taken.code).toBe('INVALID_OPTIONS');
+      expect((await store.getJob('j1'))!.createdAt).toBe(first.createdAt);
+
+      const running = await store.updateJob('j1', { state: 'running', attempts: 1, startedAt: '2026-01-01T00:00:05.000Z', progress: { filesDone: 0, filesTotal: 1 } });
+      expect(running).toMatchObject({ id: 'j1', state: 'running', attempts: 1, startedAt: '2026-01-01T00:00:05.000Z', progress: { filesDone: 0, filesTotal: 1 }, input: first.input });
+      expect(running!.updatedAt >= first.updatedAt).toBe(true);
+      const done = await store.updateJob('j1', { state: 'done', result: { docsAdded: 1, documents: [{ docId: 'doc-a' }] }, finishedAt: '2026-01-01T00:00:09.000Z' });
+      expect(done).toMatchObject({ state: 'done', result: { docsAdded: 1, documents: [{ docId: 'doc-a' }] }, error: null, progress: { filesDone: 0, filesTotal: 1 } });
+      await store.updateJob('j2', { state: 'failed', error: { code: 'CORRUPT', message: 'x.pdf: damaged' } });
+      expect((await store.getJob('j2'))!.error).toEqual({ code: 'CORRUPT', message: 'x.pdf: damaged' });
+      // A patch may clear a field again.
+      await store.updateJob('j2', { error: null, state: 'queued' });
+      expect((await store.getJob('j2'))!.error).toBeNull();
+
+      expect((await store.listJobs()).map((j) => j.id)).toEqual(['j3', 'j2', 'j1']);
+      expect((await store.listJobs({ states: ['queued'] })).map((j) => j.id)).toEqual(['j3', 'j2']);
+      expect((await store.listJobs({ states: ['done', 'failed'] })).map((j) => j.id)).toEqual(['j1']);
+      expect((await store.listJobs({ limit: 1 })).map((j) => j.id)).toEqual(['j3']);
+      expect(await store.updateJob('j-none', { state: 'running' })).toBeUndefined();
+    });
+
+    test('updateJob with ifState is a compare-and-set: of two claims of one queued job, one wins', async () => {
+      const store = await fresh();
+      await store.createJob(contractJob('j1', '2026-01-01T00:00:00.000Z'));
+      const serial = store.capabilities.concurrentWriters ? undefined : new Serial();
+      const claim = () => {
+        const task = () => store.updateJob('j1', { state: 'running', attempts: 1 }, { ifState: ['queued'] });
+        return serial ? serial.run(task) : task();
+      };
+      const results = await Promise.all([claim(), claim(), claim()]);
+      expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+      expect(await store.updateJob('j1', { state: 'cancelled' }, { ifState: ['queued'] })).toBeUndefined();
+      expect((await store.getJob('j1'))!.state).toBe('running');
+      expect((await store.updateJob('j1', { state: 'cancelled' }, { ifState: ['queued', 'running'] }))!.state).toBe('cancelled');
     });
 
     test('a write that fails part-way leaves nothing of the document', async () => {

@@ -6,12 +6,14 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate, WriteResult,
+  Block, BlockWithPath, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  StoredDocument, TextCandidate, WriteResult,
   VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
 import { ftsStructure, inspect, repair, type Inspection } from './sqlite-check.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, READ_BUSY_TIMEOUT_MS, WAL_SIZE_LIMIT_BYTES, WriteLock } from './sqlite-lock.js';
+import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
 import { loadVectorExtension, SqliteVectors } from './sqlite-vectors.js';
@@ -63,6 +65,7 @@ export class SqliteStore implements LibraryStore {
   private stmts!: ReturnType<SqliteStore['prepareStatements']>;
   private search!: SqliteSearch;
   private vectors!: SqliteVectors;
+  private jobs!: SqliteJobs;
   private indexWriter: FtsIndexWriter | undefined;
 
   /**
@@ -125,6 +128,7 @@ export class SqliteStore implements LibraryStore {
     this.search = new SqliteSearch(this.db);
     const search = this.search;
     this.vectors = new SqliteVectors(this.db, (filter) => search.conditions(filter), loadVectorExtension(this.db), this.location);
+    this.jobs = new SqliteJobs(this.db);
   }
 
   /** The index writer, created on first write (a store that only reads never needs one). */
@@ -213,6 +217,8 @@ export class SqliteStore implements LibraryStore {
          FROM documents d WHERE d.id = ? OR d.id LIKE ? || '%' LIMIT 2`,
       ),
       blocksOf: db.prepare('SELECT * FROM blocks WHERE doc_id = ? ORDER BY ordinal'),
+      blockById: db.prepare('SELECT * FROM blocks WHERE id = ?'),
+      blockRange: db.prepare('SELECT * FROM blocks WHERE doc_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal'),
       firstPath: db.prepare('SELECT min(path) FROM paths WHERE doc_id = ?').pluck(),
     };
   }
@@ -376,6 +382,15 @@ export class SqliteStore implements LibraryStore {
     return (this.stmts.blocksOf.all(docId) as Row[]).map(toBlock);
   }
 
+  async getBlock(blockId: string): Promise<Block | undefined> {
+    const row = this.stmts.blockById.get(blockId) as Row | undefined;
+    return row ? toBlock(row) : undefined;
+  }
+
+  async blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return (this.stmts.blockRange.all(docId, from, to) as Row[]).map(toBlock);
+  }
+
   /**
    * Pages of blocks by (doc_id, ordinal, rowid). A file library is read on a connection of its own
    * inside one read transaction, so every page comes from one snapshot (as one statement would)
@@ -489,6 +504,22 @@ export class SqliteStore implements LibraryStore {
       remaining = (await inspectAll()).found;
     }
     return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    await this.lock.run(() => this.jobs.create(job));
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.jobs.list(query);
+  }
+
+  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
+    return this.lock.run(() => this.jobs.update(id, patch, options.ifState));
   }
 
   async close(): Promise<void> {

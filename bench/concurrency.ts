@@ -97,7 +97,7 @@ function searcher(library: string): { stop: () => Promise<{ searches: number; er
     let stop = false, searches = 0; const errors = [];
     process.stdin.on('data', () => {}); process.stdin.on('end', () => (stop = true));
     while (!stop) {
-      try { await library.search('table contract 合同 report', { k: 10 }); searches++; } catch (e) { errors.push(String(e.message)); }
+      try { await library.searchText('table contract 合同 report', { k: 10 }); searches++; } catch (e) { errors.push(String(e.message)); }
       await new Promise((r) => setTimeout(r, 10));
     }
     await library.close();

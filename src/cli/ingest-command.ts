@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
 import { GroundworkError, type LimitInfo } from '../errors.js';
 import { type Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
+import type { EmbeddingReport } from '../library/vectors.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { validateChunkOptions } from './chunk-options.js';
@@ -21,6 +22,7 @@ import {
   openLibrary,
   parseOptionsFrom,
 } from './common.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, embedFlagsFrom } from './embed-options.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
 import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom, FILE_LIMIT_FLAG_SPECS, FILE_LIMIT_FLAGS_HELP, fileLimitsFrom } from './limit-flags.js';
 import { ProgressLine, terminalOf } from './progress.js';
@@ -46,10 +48,19 @@ ${LIBRARY_FLAG_HELP}
                         1, at most 8; 0 = all in this process, without the per-file limits)
 ${FILE_LIMIT_FLAGS_HELP}
   --json                print the report as JSON instead of a table
+  --no-embed            store blocks only, even when an embedder is configured (groundwork embed
+                        adds the vectors later)
 ${CONTENT_FLAGS_HELP}
 
 ${CHUNK_FLAGS_HELP}
 ${CHUNK_LIMIT_FLAGS_HELP}
+
+${EMBED_FLAGS_HELP}
+  When an embedder is configured (flags, environment, or the library's settings from an earlier
+  run), new blocks are embedded as they are stored, in batches across documents: blocks land first,
+  vectors follow. A document whose embedding fails stays stored without vectors and is listed with
+  EMBEDDER; groundwork embed adds them later. The library keeps one model: an embedder of another
+  model is refused (use groundwork embed --model to switch).
 
 On a terminal, a progress line (files, MB, rate, ETA, current file) is drawn on stderr.
 The report lists documents added, updated and unchanged, blocks, pages, tables, images, the number
@@ -70,9 +81,11 @@ const SPECS = {
   'dry-run': { type: 'boolean' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
+  'no-embed': { type: 'boolean' },
   ...CONTENT_FLAG_SPECS,
   ...FILE_LIMIT_FLAG_SPECS,
   ...CHUNK_LIMIT_FLAG_SPECS,
+  ...EMBED_FLAG_SPECS,
 } as const;
 
 export async function ingestCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -95,6 +108,8 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     // Without --strategy, the library's own default strategy applies (a setting of the library).
     const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
+
+    if (!flag(args, 'no-embed') && !finalOptions.dryRun) await library.useEmbedder({ flags: embedFlagsFrom(args) });
 
     const terminal = terminalOf(io);
     const progress = terminal?.errIsTTY ? new ProgressLine(io.err, terminal.columns) : undefined;
@@ -193,9 +208,27 @@ export function formatReport(report: IngestReport, library: string, strategy: st
     ? `Dry run (nothing written) for ${library}, strategy ${strategy}`
     : `Library ${library}, strategy ${strategy}`;
   let text = `${title}${report.aborted ? ' (stopped before every file was done)' : ''}\n\n${formatTable(['', 'count'], rows, [1])}`;
+  if (report.embedding) text += `\n${formatEmbedding(report.embedding)}`;
   if (report.rejected.length > 0) {
     text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
     for (const r of report.rejected) text += formatRejected(r);
+  }
+  return text;
+}
+
+/** Vectors: blocks embedded, reused, split; documents whose embedding failed. */
+export function formatEmbedding(e: EmbeddingReport): string {
+  const rows: [string, string][] = [
+    ['blocks with vectors', String(e.blocks)],
+    ['texts embedded', String(e.embedded)],
+    ['blocks reused', String(e.reused)],
+    ['blocks split (too long)', String(e.split)],
+    ['tokens sent', String(e.tokens)],
+  ];
+  let text = `Vectors (${e.model})\n\n${formatTable(['', 'count'], rows, [1])}`;
+  if (e.failed.length > 0) {
+    text += `\n${count(e.failed.length, 'document')} stored without vectors:\n`;
+    for (const f of e.failed) text += `  ${displayPath(f.path)} [${f.code}]: ${f.reason.startsWith(`${f.path}: `) ? f.reason.slice(f.path.length + 2) : f.reason}\n`;
   }
   return text;
 }

@@ -4,6 +4,7 @@ import { supportedFormats } from '../parsers/registry.js';
 import { CHECK_HELP, checkCommand } from './check-command.js';
 import { chunkCommand, chunkHelp } from './chunk-command.js';
 import { DEMO_HELP, demoCommand } from './demo-command.js';
+import { EMBED_HELP, embedCommand } from './embed-command.js';
 import { EVAL_HELP, evalCommand } from './eval-command.js';
 import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
@@ -31,7 +32,8 @@ Usage: groundwork <command> [options]
 
 Commands:
   ingest PATH...  add files and folders to the library (parse, chunk, index); report what changed
-  search QUERY    full-text search (English and Chinese) over the library's blocks
+  search QUERY    search the library's blocks: BM25 (English and Chinese), vector or hybrid
+  embed           embed the blocks that have no vector of the library's model (or switch models)
   ls              list the library's documents
   show DOC        one document's fields (--blocks: and its blocks)
   rm DOC          remove a document from the library
@@ -66,6 +68,7 @@ type Command = (argv: readonly string[], io: CliIO) => Promise<number>;
 const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   ingest: { run: ingestCommand, help: () => INGEST_HELP },
   search: { run: searchCommand, help: () => SEARCH_HELP },
+  embed: { run: embedCommand, help: () => EMBED_HELP },
   ls: { run: lsCommand, help: () => LS_HELP },
   show: { run: showCommand, help: () => SHOW_HELP },
   rm: { run: rmCommand, help: () => RM_HELP },

@@ -11,11 +11,19 @@ import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
+import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
+import { embedQuery, ensureDimensions } from '../embed/documents.js';
+import type { Embedder, EmbedderContext } from '../embed/types.js';
+import { librarySources } from '../retrieval/library-source.js';
+import type { RetrievalOptionsInput } from '../retrieval/options.js';
+import { retrieve, type RetrievalResult } from '../retrieval/pipeline.js';
+import type { PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
-import type {
-  Block, BlockWithPath, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument, WriteResult,
+import {
+  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type SearchFilter, type SearchHit,
+  type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
 } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
@@ -24,6 +32,7 @@ import { hashFile, keepOriginal, originalPath } from './originals.js';
 import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
 import { documentTree, runTask, type IngestResult, type IngestTask } from './worker.js';
+import { embedBlocks, emptyEmbeddingReport, IngestEmbedder, mixedModelsError, type EmbeddingReport } from './vectors.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
 /**
@@ -54,6 +63,13 @@ export interface IngestOptions extends Partial<FileLimits> {
    * (parse() and chunk() keep their own limits).
    */
   workers?: number;
+  /**
+   * Embed the new blocks as they are stored, with the embedder `useEmbedder` chose. Default: true
+   * when there is one. Blocks land first, their vectors follow (src/library/vectors.ts).
+   */
+  embed?: boolean;
+  /** Blocks embedded per batch across documents (default 256). */
+  embedBatch?: number;
   onProgress?: (progress: IngestProgress) => void;
   /**
    * Stops the batch: checked between files and before each write; running workers are killed.
@@ -92,11 +108,57 @@ export interface IngestReport {
   /** How many documents were parsed (the rest came from the parse cache or were skipped). */
   parsed: number;
   rejected: RejectedFile[];
+  /** What embedding did, when an embedder was in use. */
+  embedding?: EmbeddingReport;
   durationMs: number;
   dryRun: boolean;
   /** True when `signal` (or the Library's close) stopped the batch before every file was done. */
   aborted: boolean;
 }
+
+/** How `useEmbedder` picks the embedder. */
+export interface UseEmbedderOptions {
+  /** An embedder made by the caller (the library does not close it). */
+  embedder?: Embedder;
+  /** Settings from the caller (CLI flags, see src/cli/embed-options.ts), over the environment and the library's stored settings. */
+  flags?: ResolveInput['flags'];
+  /** Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  context?: Omit<EmbedderContext, 'key'>;
+  /**
+   * Make this embedder's model the library's, when its vectors come from another (else that is an
+   * error: models are never mixed). The old model's vectors stay unless `dropOld`.
+   */
+  switchModel?: boolean;
+  dropOld?: boolean;
+  /** Record the choice in the library's settings (the key never). Default true; searches pass false. */
+  persist?: boolean;
+}
+
+/** Progress of `Library.embed`. */
+export interface EmbedRunProgress {
+  blocksDone: number;
+  blocksTotal: number;
+  documentsDone: number;
+  elapsedMs: number;
+}
+
+export interface EmbedRunReport extends EmbeddingReport {
+  /** Vectors deleted because no block uses them any more. */
+  pruned: number;
+  durationMs: number;
+}
+
+/** What `Library.search` may be given besides the options (which are the retrieval schema's). */
+export interface LibrarySearchContext {
+  /** Reranks when `rerank: true`; default: the one GROUNDWORK_RERANK_* or the library's settings configure. */
+  reranker?: PassageReranker;
+  /** Abandons the query's embedding. */
+  signal?: AbortSignal;
+}
+
+const SETTING_KEYS = ['strategy', 'tokenizer', 'quantization'] as const;
+export type LibrarySettingKey = (typeof SETTING_KEYS)[number];
 
 export interface SearchOptions {
   k?: number;
@@ -208,14 +270,134 @@ export class Library {
     return { id: task.id, ok: false, code, reason: message, ...(limit && { limit }) };
   }
 
-  async settings(): Promise<{ strategy: string; tokenizer: string }> {
-    const [strategy, tokenizer] = await Promise.all([this.store.getSetting('strategy'), this.store.getSetting('tokenizer')]);
-    return { strategy: strategy ?? DEFAULT_STRATEGY, tokenizer: tokenizer ?? 'cl100k_base' };
+  async settings(): Promise<{ strategy: string; tokenizer: string; vectorModel: string | null; quantization: VectorQuantization }> {
+    const [strategy, tokenizer, vectorModel, quantization] = await Promise.all(['strategy', 'tokenizer', 'vectors.model', 'vectors.quantization'].map((k) => this.store.getSetting(k)));
+    return { strategy: strategy ?? DEFAULT_STRATEGY, tokenizer: tokenizer ?? 'cl100k_base', vectorModel: vectorModel ?? null, quantization: (quantization as VectorQuantization | undefined) ?? 'none' };
   }
 
-  async setSetting(key: 'strategy' | 'tokenizer', value: string): Promise<void> {
+  /**
+   * `strategy`, `tokenizer`, or `quantization` (none | int8 | binary: how the current model's
+   * vectors are indexed; the quantized index is built now, from the stored vectors).
+   */
+  async setSetting(key: LibrarySettingKey, value: string): Promise<void> {
+    if (!(SETTING_KEYS as readonly string[]).includes(key)) throw new GroundworkError('INVALID_OPTIONS', `unknown library setting '${key}' (settings: ${SETTING_KEYS.join(', ')})`);
     if (key === 'strategy') getChunker(value);
+    if (key === 'quantization') {
+      if (!(VECTOR_QUANTIZATIONS as readonly string[]).includes(value)) throw new GroundworkError('INVALID_OPTIONS', `quantization must be one of ${VECTOR_QUANTIZATIONS.join(', ')}, got '${value}'`);
+      await this.write(async () => {
+        await this.store.setSetting('vectors.quantization', value);
+        const model = await this.store.getSetting('vectors.model');
+        const stats = (await this.store.vectorStats()).find((s) => s.model === model);
+        if (stats) await this.store.setQuantization({ model: stats.model, dimensions: stats.dimensions }, value as VectorQuantization);
+      });
+      return;
+    }
     await this.write(() => this.store.setSetting(key, value));
+  }
+
+  private embedding: { embedder: Embedder; space: VectorSpace; owned: boolean } | undefined;
+
+  /** The embedder in use (`useEmbedder`), if any. */
+  get embedder(): Embedder | undefined {
+    return this.embedding?.embedder;
+  }
+
+  /**
+   * Chooses the embedder for ingest, `embed` and vector search: the caller's, else the one the flags,
+   * the environment (GROUNDWORK_EMBEDDINGS_*) and the library's stored settings configure (flags >
+   * environment > stored). Undefined when none is configured. An embedder whose model is not the
+   * one the library's vectors come from is refused (INVALID_OPTIONS naming both) unless
+   * `switchModel`. The settings are stored (never the key) once chosen.
+   */
+  async useEmbedder(options: UseEmbedderOptions = {}): Promise<Embedder | undefined> {
+    let embedder = options.embedder;
+    let settings: unknown;
+    if (!embedder) {
+      const stored = await this.store.getSetting('embedder');
+      const opened = await openEmbedder({ stored, ...(options.flags && { flags: options.flags }), ...(options.env && { env: options.env }), ...(options.context && { context: options.context }) });
+      if (!opened) return undefined;
+      embedder = opened.embedder;
+      settings = opened.settings;
+    }
+    try {
+      const dimensions = await ensureDimensions(embedder);
+      const model = embedder.id ?? `${embedder.provider}:${embedder.model}:${dimensions}`;
+      const current = await this.store.getSetting('vectors.model');
+      if (current !== undefined && current !== model && !options.switchModel) throw mixedModelsError(current, model);
+      const space = { model, dimensions };
+      if (options.persist !== false) {
+        await this.write(async () => {
+          if (current !== model) await this.store.setSetting('vectors.model', model);
+          if (settings !== undefined) await this.store.setSetting('embedder', JSON.stringify(settings));
+          if (current !== undefined && current !== model && options.dropOld) await this.store.dropVectors(current);
+          const quantization = ((await this.store.getSetting('vectors.quantization')) as VectorQuantization | undefined) ?? 'none';
+          await this.store.setQuantization(space, quantization);
+        });
+      }
+      await this.releaseEmbedder();
+      this.embedding = { embedder, space, owned: options.embedder === undefined };
+      return embedder;
+    } catch (error) {
+      if (options.embedder === undefined) await embedder.close();
+      throw error;
+    }
+  }
+
+  private async releaseEmbedder(): Promise<void> {
+    const previous = this.embedding;
+    this.embedding = undefined;
+    if (previous?.owned) await previous.embedder.close();
+  }
+
+  /** What the store holds per model, and which model is the library's. */
+  async vectorStats(): Promise<{ model: string | null; models: VectorStats[] }> {
+    const [model, models] = await Promise.all([this.store.getSetting('vectors.model'), this.store.vectorStats()]);
+    return { model: model ?? null, models };
+  }
+
+  /** Blocks with no vector of the current model (the first `limit`, by document and ordinal). */
+  async blocksWithoutVectors(limit = 1000): Promise<BlockWithPath[]> {
+    const space = this.embedding?.space ?? (await this.currentSpace());
+    return space ? this.store.missingVectors(space, limit) : (await this.store.stats()).blocks > 0 ? this.store.missingVectors({ model: '', dimensions: 1 }, limit) : [];
+  }
+
+  /** The library's model and its dimensions, from the store (no embedder needed). */
+  private async currentSpace(): Promise<VectorSpace | undefined> {
+    const model = await this.store.getSetting('vectors.model');
+    const stats = (await this.store.vectorStats()).find((s) => s.model === model);
+    return stats ? { model: stats.model, dimensions: stats.dimensions } : undefined;
+  }
+
+  /**
+   * Embeds every block that has no vector of the current model (the embedder `useEmbedder` chose),
+   * in committed batches: an interrupted run loses at most one batch, and running it again goes on
+   * where it stopped. Vectors no block uses any more are deleted at the end.
+   */
+  async embed(options: { batchSize?: number; signal?: AbortSignal; onProgress?: (progress: EmbedRunProgress) => void } = {}): Promise<EmbedRunReport> {
+    const started = performance.now();
+    const state = this.embedding;
+    if (!state) throw new GroundworkError('INVALID_OPTIONS', 'no embedder configured: give --embed-url URL --embed-model NAME (or GROUNDWORK_EMBEDDINGS_URL/MODEL), or --embed-model-path DIR for a local model');
+    const { embedder, space } = state;
+    const report = emptyEmbeddingReport(space.model);
+    const linked = (await this.store.vectorStats()).find((s) => s.model === space.model)?.blocks ?? 0;
+    const blocksTotal = Math.max(0, (await this.store.stats()).blocks - linked);
+    const batch = Math.max(1, options.batchSize ?? 256);
+    const documents = new Set<string>();
+    let done = 0;
+    let after: { docId: string; ordinal: number } | undefined;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const page = await this.store.missingVectors(space, batch, after);
+      if (page.length === 0) break;
+      await embedBlocks(this.store, (t) => this.write(t), embedder, space, page, report, options.signal);
+      const last = page[page.length - 1]!;
+      after = { docId: last.docId, ordinal: last.ordinal };
+      done += page.length;
+      for (const b of page) documents.add(b.docId);
+      options.onProgress?.({ blocksDone: done, blocksTotal: Math.max(blocksTotal, done), documentsDone: documents.size, elapsedMs: performance.now() - started });
+    }
+    const pruned = await this.write(() => this.store.pruneVectors(space));
+    return { ...report, pruned, durationMs: Math.round(performance.now() - started) };
   }
 
   async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
@@ -240,6 +422,9 @@ export class Library {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
       parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false, aborted: false,
     };
+    const embedding = this.embedding && options.embed !== false && !report.dryRun
+      ? new IngestEmbedder(this.store, (t) => this.write(t), this.embedding.embedder, this.embedding.space, options.embedBatch)
+      : undefined;
     const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
 
     // Totals for the progress bar come from a stat-only pre-walk (cheap next to parsing).
@@ -279,7 +464,7 @@ export class Library {
           tick(entry.path, 0);
           continue;
         }
-        const job = this.ingestOne(entry, { run, stop: stop.signal, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen }, report)
+        const job = this.ingestOne(entry, { run, stop: stop.signal, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen, embedding }, report)
           .catch((error: unknown) => {
             if (error instanceof IngestStopped) return;
             const e = error as GroundworkError;
@@ -294,6 +479,12 @@ export class Library {
         if (inFlight.size > Math.max(1, workers)) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
+      if (embedding) {
+        await embedding.flush();
+        // Vectors of texts no block has any more (re-chunked or replaced documents).
+        if (embedding.report.failed.length === 0) await this.write(() => this.store.pruneVectors(this.embedding!.space));
+        report.embedding = embedding.report;
+      }
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
       if (pool) {
@@ -310,7 +501,7 @@ export class Library {
     file: WalkedFile,
     ctx: {
       run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>;
+      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
   ): Promise<void> {
@@ -352,7 +543,7 @@ export class Library {
     known: { docId: string } | undefined,
     ctx: {
       run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>;
+      parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
   ): Promise<void> {
@@ -426,6 +617,7 @@ export class Library {
           if (isRoot) countPathOnly();
           continue;
         }
+        await ctx.embedding?.add(isRoot ? file.path : (doc.source.name ?? `${file.path}#${i}`), blocks);
       }
       if (isRoot && isUpdate) report.docsUpdated++;
       else report.docsAdded++;
@@ -463,8 +655,74 @@ export class Library {
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
   }
 
-  /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block. */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  /**
+   * Searches the library: the retrieval pipeline (src/retrieval/) over BM25 and, when the library
+   * has vectors of its model and an embedder, vector search: `mode` bm25 | vector | hybrid (default
+   * hybrid when vectors exist, else bm25), RRF with optional `weights`, `filter` before ranking,
+   * `section`, `neighbors`, `rerank`, `explain`. Options are validated by
+   * `RetrievalOptionsSchema` (INVALID_OPTIONS); vector mode without an embedder or vectors is
+   * INVALID_OPTIONS saying what to configure.
+   */
+  async search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
+    const sources = librarySources(this);
+    const retrievers: Retriever[] = [...sources.retrievers];
+    if (options.mode !== 'bm25') {
+      const vector = await this.vectorRetriever(options.mode !== undefined, context.signal);
+      if (vector) retrievers.push(vector);
+    }
+    let reranker = context.reranker;
+    if (options.rerank && !reranker) {
+      reranker = openReranker({ stored: await this.store.getSetting('rerank') })?.reranker;
+      if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: configure one with --rerank-url or GROUNDWORK_RERANK_URL');
+    }
+    return retrieve(query, options, { retrievers, fetcher: sources.fetcher, ...(reranker && { reranker }) });
+  }
+
+  /**
+   * The `vector` retriever over the store, when the library has an embedder (chosen, or configured
+   * by its stored settings and the environment) and vectors of its model. `required`: a vector or
+   * hybrid search was asked for, so their absence is an error that says what to do.
+   */
+  private async vectorRetriever(required: boolean, signal: AbortSignal | undefined): Promise<Retriever | undefined> {
+    if (!this.embedding) {
+      const model = await this.store.getSetting('vectors.model');
+      if (model === undefined) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', 'this library has no vectors: configure an embedder (--embed-url/--embed-model, GROUNDWORK_EMBEDDINGS_URL/MODEL, or --embed-model-path) and run groundwork embed');
+        return undefined;
+      }
+      try {
+        await this.useEmbedder({ persist: false });
+      } catch (error) {
+        if (required) throw error;
+        return undefined;
+      }
+      if (!this.embedding) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', `vector search embeds the query with the library's model (${model}), but no embedder is configured: set GROUNDWORK_EMBEDDINGS_URL/MODEL or give --embed-url/--embed-model (--embed-model-path for a local model)`);
+        return undefined;
+      }
+    }
+    const { embedder, space } = this.embedding!;
+    const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
+    if (!stats || stats.blocks === 0) {
+      if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
+      return undefined;
+    }
+    // The pipeline may search the same keywords several times (discover, inside, outside a section).
+    const vectors = new Map<string, Promise<Float32Array>>();
+    const store = this.store;
+    return {
+      name: 'vector',
+      async search(query, k, filter) {
+        if (query.trim() === '') return [];
+        let vector = vectors.get(query);
+        if (!vector) vectors.set(query, (vector = embedQuery(embedder, query, signal ? { signal } : {})));
+        return store.vectorCandidates(space, await vector, k, filter as VectorFilter);
+      },
+    };
+  }
+
+  /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block (no pipeline: see `search`). */
+  async searchText(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const candidates = await this.store.searchText(query, options.k ?? 10, options.filter);
     if (candidates.length === 0) return [];
     const highlighter = new Highlighter(query);
@@ -531,7 +789,7 @@ export class Library {
     return createReadStream(file);
   }
 
-  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string }> {
+  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string; vectorModel: string | null; quantization: VectorQuantization }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
     return { dir: this.dir, location: this.store.location, ...settings, ...stats };
   }
@@ -579,6 +837,7 @@ export class Library {
     this.closing = true;
     await Promise.all([...this.pools].map((pool) => pool.close()));
     await this.writes?.run(async () => undefined);
+    await this.releaseEmbedder();
     await this.store.close();
   }
 }

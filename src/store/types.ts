@@ -148,6 +148,65 @@ export interface StoreStats {
   parseCacheEntries: number;
 }
 
+/**
+ * Which vectors: the embedder's id (`openai:bge-m3:1024`, see src/embed/types.ts `Embedder.id`)
+ * and their length. Vectors are keyed by (text hash, model, dimensions); a library keeps the
+ * vectors of each model apart and searches one model's at a time.
+ */
+export interface VectorSpace {
+  model: string;
+  dimensions: number;
+}
+
+/**
+ * How a model's vectors are indexed for search. `none`: exact KNN over the float vectors. `int8` /
+ * `binary`: KNN over quantized copies (4x / 32x smaller to scan), the best candidates then rescored
+ * exactly from the float vectors.
+ */
+export const VECTOR_QUANTIZATIONS = ['none', 'int8', 'binary'] as const;
+export type VectorQuantization = (typeof VECTOR_QUANTIZATIONS)[number];
+
+/**
+ * One block's vector for `putVectors`: the block, the hash of the text embedded for it
+ * (`textHash(contextualize(block).text)`), and the vector, which may be left out when the store
+ * already has one for this hash (`knownVectors`): identical texts are stored once.
+ */
+export interface VectorEntry {
+  blockId: string;
+  hash: string;
+  vector?: Float32Array;
+}
+
+/**
+ * What vector search may be restricted to: the store's `SearchFilter` plus heading-path prefix,
+ * sections and document metadata (src/retrieval/filter.ts `RetrievalFilter` has the same shape and
+ * `blockMatches` the reference semantics). Applied before ranking.
+ */
+export interface VectorFilter extends SearchFilter {
+  headingPrefix?: string[];
+  sections?: { docId: string; headingPath: string[]; start?: number; end?: number }[];
+  metadata?: Record<string, string | number | boolean>;
+}
+
+/** One result of `vectorCandidates`: the block, its document's first path, cosine similarity. */
+export interface VectorCandidate {
+  block: Block;
+  path: string | null;
+  /** Cosine similarity to the query vector (1 = same direction), higher is better. */
+  score: number;
+}
+
+/** What a store holds for one model. */
+export interface VectorStats {
+  model: string;
+  dimensions: number;
+  quantization: VectorQuantization;
+  /** Distinct texts with a vector (identical blocks share one). */
+  vectors: number;
+  /** Blocks linked to a vector of this model. */
+  blocks: number;
+}
+
 /** Where a job is in its life: queued -> running -> done | failed | cancelled (a restart may re-queue a running one). */
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -271,6 +330,36 @@ export interface LibraryStore {
   searchText(query: string, k: number, filter?: SearchFilter): Promise<TextCandidate[]>;
   /** The ranking of `searchText(query, k)` (same order, same scores) without loading the blocks. */
   rankText(query: string, k: number): Promise<RankedBlock[]>;
+
+  /**
+   * Stores vectors and links blocks to them, in one transaction. An entry without a vector links
+   * its block to the vector already stored for its hash (INVALID_OPTIONS when there is none); a
+   * vector for a hash already stored is not stored again. A block that no longer exists (replaced
+   * since) is skipped. `linked` counts the blocks linked, `stored` the new vectors.
+   */
+  putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }>;
+  /** Which of these text hashes have a vector of this model. */
+  knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>>;
+  /**
+   * Up to `limit` blocks with no vector of this model, by document id then ordinal, after the block
+   * `after` (exclusive): page through them, or ask again from the start once the page is embedded.
+   */
+  missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]>;
+  /**
+   * The `k` blocks whose vectors are nearest `vector` (cosine), best first, with `filter` applied
+   * before ranking: k results of the filter whenever that many blocks with vectors match. Exact,
+   * or through the model's quantized index and rescored exactly (`setQuantization`). A block whose
+   * text equals another's shares its vector and its score.
+   */
+  vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter?: VectorFilter): Promise<VectorCandidate[]>;
+  /** How each model's vectors are indexed; builds or drops the quantized copies. */
+  setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void>;
+  /** Every model the store has vectors of. */
+  vectorStats(): Promise<VectorStats[]>;
+  /** Deletes the vectors of a model no block links to any more (removed or re-chunked blocks); how many. */
+  pruneVectors(space: VectorSpace): Promise<number>;
+  /** Deletes every vector of a model and its links; how many vectors. */
+  dropVectors(model: string): Promise<number>;
 
   stats(): Promise<StoreStats>;
   /**

@@ -266,7 +266,7 @@ describe.skipIf(!hasShared)('check finds what was damaged on purpose; repair res
     expect(repaired.ok).toBe(true);
     expect(repaired.repairs.map((r) => r.action).join(' ')).toMatch(/cleared the kept original of 1 document/);
     expect((await library.document(lost.id))!.original).toBeNull();
-    expect((await library.search('warehouse inventory')).map((h) => h.docId)).toEqual([lost.id]);
+    expect((await library.searchText('warehouse inventory')).map((h) => h.docId)).toEqual([lost.id]);
     expect((await library.check()).found).toEqual([]);
     await library.close();
   });

@@ -147,7 +147,7 @@ describe.skipIf(!hasShared)('many writers and a reader on one library', () => {
     expect(JSON.parse(writer.out.split('\n').find((l) => l.startsWith('report'))!.slice(7)).docsAdded).toBe(40);
 
     // New reads see the writes...
-    expect((await library.search('zeppelin schedule', { k: 50 })).length).toBe(40);
+    expect((await library.searchText('zeppelin schedule', { k: 50 })).length).toBe(40);
     expect((await library.stats()).documents).toBe(before.documents + 40);
     // ...the open iteration goes on in its snapshot: exactly the blocks that were there.
     let count = 1;

@@ -135,7 +135,7 @@ describe('crash safety', () => {
     let finished = false;
     void child.then(() => (finished = true));
     while (!finished && Date.now() < deadline) {
-      const hits = await reader.search('warranty 合同', { k: 5 });
+      const hits = await reader.searchText('warranty 合同', { k: 5 });
       searches++;
       if (hits.length > 0) nonEmpty++;
       await new Promise((r) => setTimeout(r, 20));
@@ -143,7 +143,7 @@ describe('crash safety', () => {
     await child;
     expect(searches).toBeGreaterThan(3);
     expect(nonEmpty).toBeGreaterThan(0);
-    expect((await reader.search('warranty', { k: 5 })).length).toBe(5);
+    expect((await reader.searchText('warranty', { k: 5 })).length).toBe(5);
     await reader.close();
   });
 });

@@ -13,7 +13,7 @@ process.stdin.on('end', () => (stop = true));
 while (!stop) {
   for (const query of queries) {
     try {
-      hits += (await library.search(query, { k: 10 })).length;
+      hits += (await library.searchText(query, { k: 10 })).length;
       searches++;
     } catch (error) {
       errors.push(`${(error as { code?: string }).code ?? ''} ${(error as Error).message}`);

@@ -133,8 +133,8 @@ describe.skipIf(!TEST_DATABASE_URL)('several writers on one Postgres library', (
     const [one, many] = await Promise.all([Library.open(tmpdir(), { store: spec(sequential) }), Library.open(tmpdir(), { store: spec(concurrent) })]);
     try {
       for (const query of ['borrow deposit ladder', 'rare7x1 garden', '押金 归还', 'tool library handbook']) {
-        const key = (hits: Awaited<ReturnType<Library['search']>>) => hits.map((h) => [h.block.id, h.score.toFixed(9)]);
-        const [a, b] = await Promise.all([one.search(query, { k: 1000 }), many.search(query, { k: 1000 })]);
+        const key = (hits: Awaited<ReturnType<Library['searchText']>>) => hits.map((h) => [h.block.id, h.score.toFixed(9)]);
+        const [a, b] = await Promise.all([one.searchText(query, { k: 1000 }), many.searchText(query, { k: 1000 })]);
         expect(a.length, query).toBeGreaterThan(0);
         // Every matching block (a cut at k could fall inside a tie). Blocks of equal score may come
         // in another order (ties go by row id, and the rows were inserted in another order): the

@@ -124,6 +124,31 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, created_at);
   CREATE INDEX IF NOT EXISTS jobs_created ON jobs(created_at);
   `,
+  // 5: vectors (src/store/sqlite/sqlite-vectors.ts). One row per (model, text hash) in `vectors`,
+  // its float32 vector in the model's vec0 table (sqlite-vec, created on first use, rowid = vector
+  // id); blocks link to the vector of their contextual text, so identical texts share one.
+  `
+  CREATE TABLE IF NOT EXISTS vector_models (
+    slot INTEGER PRIMARY KEY,
+    model TEXT NOT NULL UNIQUE,       -- the embedder id, e.g. openai:bge-m3:1024
+    dimensions INTEGER NOT NULL,
+    quantization TEXT NOT NULL DEFAULT 'none',
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS vectors (
+    id INTEGER PRIMARY KEY,
+    slot INTEGER NOT NULL REFERENCES vector_models(slot) ON DELETE CASCADE,
+    hash TEXT NOT NULL,               -- sha256 of the text embedded
+    UNIQUE (slot, hash)
+  );
+  CREATE TABLE IF NOT EXISTS block_vectors (
+    block_rowid INTEGER NOT NULL REFERENCES blocks(rowid) ON DELETE CASCADE,
+    slot INTEGER NOT NULL,
+    vector_id INTEGER NOT NULL,
+    PRIMARY KEY (block_rowid, slot)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS block_vectors_vector ON block_vectors(slot, vector_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,6 +8,7 @@ import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../ch
 import type {
   Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
   StoredDocument, TextCandidate, WriteResult,
+  VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
 import { ftsStructure, inspect, repair, type Inspection } from './sqlite-check.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
@@ -15,6 +16,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, READ_BUSY_TIMEOUT_MS, WAL_SIZE_LIMIT_BYTES, Wr
 import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
+import { loadVectorExtension, SqliteVectors } from './sqlite-vectors.js';
 
 type Row = Record<string, any>;
 
@@ -62,6 +64,7 @@ export class SqliteStore implements LibraryStore {
   private readonly onIndexRebuild: IndexProgress | undefined;
   private stmts!: ReturnType<SqliteStore['prepareStatements']>;
   private search!: SqliteSearch;
+  private vectors!: SqliteVectors;
   private jobs!: SqliteJobs;
   private indexWriter: FtsIndexWriter | undefined;
 
@@ -123,6 +126,8 @@ export class SqliteStore implements LibraryStore {
   private ready(): void {
     this.stmts = this.prepareStatements();
     this.search = new SqliteSearch(this.db);
+    const search = this.search;
+    this.vectors = new SqliteVectors(this.db, (filter) => search.conditions(filter), loadVectorExtension(this.db), this.location);
     this.jobs = new SqliteJobs(this.db);
   }
 
@@ -424,6 +429,38 @@ export class SqliteStore implements LibraryStore {
 
   async rankText(query: string, k: number): Promise<RankedBlock[]> {
     return this.search.rank(query, k);
+  }
+
+  async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
+    return this.lock.run(() => this.vectors.put(space, entries));
+  }
+
+  async knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>> {
+    return this.read(() => this.vectors.known(space, hashes));
+  }
+
+  async missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]> {
+    return this.read(() => this.vectors.missing(space, limit, after)).map((row) => ({ ...toBlock(row), path: row.path ?? null }));
+  }
+
+  async vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter: VectorFilter = {}): Promise<VectorCandidate[]> {
+    return this.read(() => this.vectors.nearest(space, vector, k, filter)).map(({ row, score }) => ({ block: toBlock(row), path: row.path ?? null, score }));
+  }
+
+  async setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void> {
+    await this.lock.run(() => this.vectors.setQuantization(space, quantization));
+  }
+
+  async vectorStats(): Promise<VectorStats[]> {
+    return this.read(() => this.vectors.stats());
+  }
+
+  async pruneVectors(space: VectorSpace): Promise<number> {
+    return this.lock.run(() => this.vectors.prune(space));
+  }
+
+  async dropVectors(model: string): Promise<number> {
+    return this.lock.run(() => this.vectors.drop(model));
   }
 
   async stats(): Promise<StoreStats> {

@@ -527,7 +527,8 @@ export class PostgresStore implements LibraryStore {
   }
 
   async vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter: VectorFilter = {}): Promise<VectorCandidate[]> {
-    const rows = await this.reading((db) => this.vectors.nearest(db, space, vector, k, filter));
+    // A transaction: the quantized search sets its index scan's parameters for itself (SET LOCAL).
+    const rows = await this.transaction((client) => this.vectors.nearest(client, space, vector, k, filter));
     return rows.map((row) => ({ block: toBlock(row), path: row.path ?? null, score: row.score }));
   }
 

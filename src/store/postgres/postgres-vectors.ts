@@ -17,11 +17,15 @@ type Db = pg.Pool | pg.PoolClient;
  * - `block_vectors`: block -> vector per model, deleted with its block (ON DELETE CASCADE), so a
  *   re-chunk or removal unlinks and the vectors stay until pruned.
  *
- * Search is exact: one statement joins the model's links with their blocks, applies every filter
- * field in its WHERE clause (documents, formats, path glob, pages, heading prefix, sections,
- * metadata) and orders by cosine distance (`<=>`) with LIMIT k, so k results are k results of the
- * filter and identical texts (one shared vector) get one score. Quantization (`int8`, `binary`) is
- * recorded and served exactly: scores are always the exact cosine similarities.
+ * Search (quantization `none`) is exact: one statement joins the model's links with their blocks,
+ * applies every filter field in its WHERE clause (documents, formats, path glob, pages, heading
+ * prefix, sections, metadata) and orders by exact cosine distance (`<=>`) with LIMIT k, so k results
+ * are k results of the filter and identical texts (one shared vector) get one score.
+ *
+ * Quantized (`int8`: pgvector `halfvec`, `binary`: `binary_quantize` bits), the model gets a partial
+ * HNSW expression index (`vectors_q<model id>`); a search takes the best k x RESCORE_FACTOR vectors
+ * with a link passing the filter from it (iterative scan, `relaxed_order`), rescores them exactly
+ * and falls back to the exact statement when they give fewer than k blocks. Scores are always exact.
  */
 export const VECTORS_MIGRATION = {
   description: 'vectors (pgvector): models, vectors by text hash, block links',
@@ -59,6 +63,35 @@ interface ModelRow {
   model: string;
   dimensions: number;
   quantization: VectorQuantization;
+}
+
+/** Quantized candidates rescored exactly, per wanted result (as on SQLite), and at most in all. */
+const RESCORE_FACTOR = 8;
+const MAX_RESCORED = 4096;
+/** Largest dimensions pgvector's HNSW indexes `halfvec` / `bit` (larger: the quantized order by a scan). */
+const HNSW_MAX = { int8: 4000, binary: 64000 } as const;
+
+/** Exact cosine distance to the query ($2); a zero vector has no direction (pgvector: NaN), taken as 1. */
+const DISTANCE = "coalesce(nullif(v.embedding <=> $2::vector, 'NaN'), 1)";
+
+/**
+ * The order of the quantized index (the expression it is built on, the model id a literal so
+ * the planner matches its partial index): int8 as pgvector's `halfvec` (cosine), binary as
+ * `binary_quantize` bits (Hamming).
+ */
+function quantizedDistance(model: ModelRow): string {
+  const n = model.dimensions;
+  return model.quantization === 'int8'
+    ? `(v.embedding::halfvec(${n})) <=> $2::vector::halfvec(${n})`
+    : `(binary_quantize(v.embedding)::bit(${n})) <~> binary_quantize($2::vector)`;
+}
+
+/** The partial HNSW index over one model's quantized vectors, or undefined (none, or too long to index). */
+function quantizedIndex(model: ModelRow): string | undefined {
+  if (model.quantization === 'none' || model.dimensions > HNSW_MAX[model.quantization]) return undefined;
+  const n = model.dimensions;
+  const [expression, ops] = model.quantization === 'int8' ? [`(embedding::halfvec(${n}))`, 'halfvec_cosine_ops'] : [`(binary_quantize(embedding)::bit(${n}))`, 'bit_hamming_ops'];
+  return `CREATE INDEX vectors_q${model.id} ON vectors USING hnsw (${expression} ${ops}) WHERE model_id = ${model.id}`;
 }
 
 /** A filter as SQL conditions on `b` (blocks) and `d` (documents), numbered after `params`. */
@@ -153,21 +186,39 @@ export class PostgresVectors {
     return rows;
   }
 
-  /** The k nearest linked blocks passing the filter, best first, with their cosine similarity (`score`). */
-  async nearest(db: Db, space: VectorSpace, query: Float32Array, k: number, filter: VectorFilter = {}): Promise<Row[]> {
-    const model = await this.modelOf(db, space.model);
+  /**
+   * The k nearest linked blocks passing the filter, best first, with their cosine similarity
+   * (`score`). Quantized: candidates from the model's quantized index, rescored exactly; when they
+   * give fewer than k blocks, the exact statement answers (so k results whenever k blocks match).
+   */
+  async nearest(client: pg.PoolClient, space: VectorSpace, query: Float32Array, k: number, filter: VectorFilter = {}): Promise<Row[]> {
+    const model = await this.modelOf(client, space.model);
     if (!model) return [];
     checkVector(query, model.dimensions, 'the query vector');
     const params: unknown[] = [model.id, literal(query), Math.max(0, Math.floor(k))];
-    const conditions = await filterConditions(db, filter, params.length);
+    const conditions = await filterConditions(client, filter, params.length);
     if (!conditions) return [];
-    // A zero vector has no direction: pgvector gives NaN, taken here as distance 1 (similarity 0).
-    const distance = "coalesce(nullif(v.embedding <=> $2::vector, 'NaN'), 1)";
-    const { rows } = await db.query(
-      `SELECT b.*, 1 - ${distance} AS score, (SELECT min(p.path) FROM paths p WHERE p.doc_id = b.doc_id) AS path
-       FROM block_vectors bv JOIN vectors v ON v.id = bv.vector_id JOIN blocks b ON b.rowid = bv.block_rowid JOIN documents d ON d.id = b.doc_id
-       WHERE bv.model_id = $1 ${conditions.sql.map((c) => `AND ${c}`).join(' ')}
-       ORDER BY ${distance}, v.id, b.rowid LIMIT $3`,
+    const where = conditions.sql.map((c) => `AND ${c}`).join(' ');
+    const select = `SELECT b.*, 1 - ${DISTANCE} AS score, (SELECT min(p.path) FROM paths p WHERE p.doc_id = b.doc_id) AS path`;
+    const links = 'JOIN blocks b ON b.rowid = bv.block_rowid JOIN documents d ON d.id = b.doc_id';
+    const order = `ORDER BY ${DISTANCE}, v.id, b.rowid LIMIT $3`;
+    if (model.quantization !== 'none' && params[2] !== 0) {
+      const wanted = Math.min(MAX_RESCORED, (params[2] as number) * RESCORE_FACTOR);
+      // Iterative index scans go on past ef_search until `wanted` vectors with a passing link are found.
+      await client.query(`SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, wanted))}`);
+      const { rows } = await client.query(
+        `WITH c AS MATERIALIZED (
+           SELECT v.id FROM vectors v WHERE v.model_id = ${model.id}
+             AND EXISTS (SELECT 1 FROM block_vectors bv ${links} WHERE bv.vector_id = v.id AND bv.model_id = $1 ${where})
+           ORDER BY ${quantizedDistance(model)} LIMIT ${wanted})
+         ${select} FROM c JOIN vectors v ON v.id = c.id JOIN block_vectors bv ON bv.vector_id = v.id AND bv.model_id = $1 ${links}
+         WHERE TRUE ${where} ${order}`,
+        [...params, ...conditions.params],
+      );
+      if (rows.length >= (params[2] as number)) return rows;
+    }
+    const { rows } = await client.query(
+      `${select} FROM block_vectors bv JOIN vectors v ON v.id = bv.vector_id ${links} WHERE bv.model_id = $1 ${where} ${order}`,
       [...params, ...conditions.params],
     );
     return rows;
@@ -179,6 +230,9 @@ export class PostgresVectors {
     if (quantization === 'binary' && model.dimensions % 8 !== 0) {
       throw new GroundworkError('INVALID_OPTIONS', `binary quantization needs dimensions divisible by 8; ${space.model} has ${model.dimensions}`);
     }
+    await client.query(`DROP INDEX IF EXISTS vectors_q${model.id}`);
+    const index = quantizedIndex({ ...model, quantization });
+    if (index) await client.query(index);
     await client.query('UPDATE vector_models SET quantization = $2 WHERE id = $1', [model.id, quantization]);
   }
 
@@ -207,6 +261,7 @@ export class PostgresVectors {
     if (!row) return 0;
     const { rows } = await client.query<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE model_id = $1', [row.id]);
     await client.query('DELETE FROM vector_models WHERE id = $1', [row.id]);
+    await client.query(`DROP INDEX IF EXISTS vectors_q${row.id}`);
     return rows[0]!.n;
   }
 }

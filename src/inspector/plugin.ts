@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { contextualize } from '../embed/documents.js';
 import { HttpError } from '../serve/errors.js';
 import type { ServePlugin } from '../serve/plugins.js';
 import { route } from '../serve/route.js';
@@ -53,7 +54,7 @@ export function inspectorPlugin(): ServePlugin {
           limit: z.coerce.number().int().min(1).max(5000).default(1000).describe('how many blocks'),
         }).strict(),
         responses: {
-          200: { description: 'blocks from `offset`, and how many the document has', schema: z.object({ blocks: z.array(BlockSchema), total: z.number().int() }) },
+          200: { description: 'blocks from `offset`, and how many the document has', schema: z.object({ blocks: z.array(BlockSchema.extend({ embedded: z.string().describe('the text that is embedded for this block (contextualize, src/embed/)') })), total: z.number().int() }) },
           404: { description: 'no such document (NOT_FOUND)' },
         },
         handler: async ({ params, query }) => {
@@ -61,7 +62,7 @@ export function inspectorPlugin(): ServePlugin {
           if (!doc) throw new HttpError('NOT_FOUND', `no document ${params.id}`);
           const total = doc.blocks;
           const blocks = total === 0 ? [] : await ctx.library.blockRange(doc.id, query.offset, query.offset + query.limit - 1);
-          return { blocks, total };
+          return { blocks: blocks.map((b) => ({ ...b, embedded: contextualize(b).text })), total };
         },
       });
     },

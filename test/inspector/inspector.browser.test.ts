@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextualize } from '../../src/embed/documents.js';
 import { inspectorPlugin, INSPECTOR_CSP } from '../../src/inspector/plugin.js';
 import { startServer, type Running } from '../serve/helpers.js';
 
@@ -52,12 +53,14 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
 
     await page.click('#documents a');
     await page.waitForSelector('body[data-ready="document"]');
+    const openMs = await page.evaluate(() => performance.getEntriesByName('doc-open')[0]!.duration);
+    console.log(`inspector: ${PDF} (4 pages) opened in ${openMs.toFixed(0)} ms (performance measure doc-open: fetch document + blocks, first page image and regions)`);
     const blocks = (await running.library.blocks(docId))!;
     const pageNo = Number(await page.getAttribute('#pagepane', 'data-page'));
     const expected = blocks.flatMap((b) => (b.bboxes ?? []).filter((x) => (x.page ?? b.pageStart) === pageNo).map((box) => ({ ordinal: b.ordinal, box })));
     expect(expected.length).toBeGreaterThan(0);
     const drawn = await page.$$eval('#regions rect.region', (rects) => rects.map((r) => ({
-      ordinal: Number((r as SVGRectElement).dataset.ordinal), x: Number(r.getAttribute('x')), y: Number(r.getAttribute('y')), w: Number(r.getAttribute('width')), h: Number(r.getAttribute('height')),
+      ordinal: Number(r.getAttribute('data-ordinal')), x: Number(r.getAttribute('x')), y: Number(r.getAttribute('y')), w: Number(r.getAttribute('width')), h: Number(r.getAttribute('height')),
     })));
     expect(drawn.length).toBe(expected.length);
     const scale = 110 / 72;
@@ -70,7 +73,7 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
       expect(d.h).toBeCloseTo((box.y1 - box.y0) * scale, 3);
     });
     // the image's own size: the boxes lie inside it
-    const natural = await page.$eval('#page-image', (img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]);
+    const natural = await page.$eval('#page-image', (img) => { const i = img as unknown as { naturalWidth: number; naturalHeight: number }; return [i.naturalWidth, i.naturalHeight]; });
     for (const d of drawn) expect(d.x + d.w).toBeLessThanOrEqual(natural[0]! + 1);
 
     // region -> text span
@@ -85,6 +88,7 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
     await page.keyboard.press('ArrowDown');
     expect(await page.getAttribute(`#chunk-${drawn[0]!.ordinal + 1}`, 'aria-selected')).toBe('true');
     expect(await page.textContent('#detail')).toContain(`chunk #${drawn[0]!.ordinal + 1}`);
+    expect(await page.textContent('#detail')).toContain(contextualize(blocks[drawn[0]!.ordinal + 1]!).text);
     await page.screenshot({ path: join(SHOTS, 'document.png') });
 
     // search, then follow a hit to its chunk on its page

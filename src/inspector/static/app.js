@@ -102,7 +102,7 @@ async function documentView(id, params) {
     const target = b.pageStart ?? page;
     if (isPdf && target !== page) showPage(target);
     else pagePane.querySelectorAll('rect.region').forEach((r) => r.classList.toggle('selected', Number(r.dataset.ordinal) === b.ordinal));
-    detail.replaceChildren(`chunk #${b.ordinal} · ${b.kind} · ${b.chars} chars · ${b.tokens} tokens · strategy ${b.strategy}\nheadings: ${b.headingPath.join(' › ') || '-'}\nembedded text:\n${[...b.headingPath, b.text].join('\n')}`);
+    detail.replaceChildren(`chunk #${b.ordinal} · ${b.kind} · ${b.chars} chars · ${b.tokens} tokens · strategy ${b.strategy}\nheadings: ${b.headingPath.join(' › ') || '-'}\nembedded text:\n${b.embedded}`);
     history.replaceState(null, '', `#/doc/${id}?page=${b.pageStart ?? page}&chunk=${i}`);
   }
   const detail = el('div', { class: 'detail', id: 'detail', 'aria-live': 'polite' });

@@ -2,6 +2,7 @@
 export { parse, DEFAULT_MAX_BYTES } from './parse.js';
 export { chunk, chunkText, type ChunkOptions } from './chunk.js';
 export { ERROR_CODES, GroundworkError, isGroundworkError, type ErrorCode, type LimitInfo } from './errors.js';
+export { CHUNK_LIMITS_SCHEMA, DEFAULT_CHUNK_LIMITS, DEFAULT_PARSE_LIMITS, PARSE_LIMITS_SCHEMA, type ChunkLimits, type ParseLimits } from './limits.js';
 export { countTokens, encodeWithOffsets, getTokenizer } from './tokens/index.js';
 export type { TokenOffsets, Tokenizer, TokenizerName } from './tokens/types.js';
 export { getChunker, listChunkers, registerChunker, DEFAULT_STRATEGY } from './chunkers/registry.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
-import { GroundworkError } from '../errors.js';
+import { GroundworkError, type LimitInfo } from '../errors.js';
 import { type Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
@@ -16,10 +16,13 @@ import {
   LIBRARY_FLAG_HELP,
   LIBRARY_FLAG_SPEC,
   libraryDirFrom,
+  libraryLabel,
+  libraryStoreFrom,
   openLibrary,
   parseOptionsFrom,
 } from './common.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
+import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom, FILE_LIMIT_FLAG_SPECS, FILE_LIMIT_FLAGS_HELP, fileLimitsFrom } from './limit-flags.js';
 import { ProgressLine, terminalOf } from './progress.js';
 
 export const INGEST_HELP = `Usage: groundwork ingest PATH... [options]
@@ -36,13 +39,17 @@ ${LIBRARY_FLAG_HELP}
   --exclude GLOB        skip files whose path matches; repeatable (e.g. --exclude '**/drafts/**')
   --max-file-size SIZE  reject larger files with TOO_LARGE: bytes, or with a unit: 10MB, 512KB, 1GB
                         (binary units: 1MB = 1024 KB; default 512MB)
-  --no-copy             do not keep a copy of each original under the library's files/ folder
+  --no-copy             do not keep a copy of each original (under the library's files/ folder,
+                        or in the database with --postgres)
   --dry-run             parse and chunk, report what would change, write nothing
-  --workers N           parsing threads (default: cores - 1, at least 1, at most 8; 0 = no threads)
+  --workers N           worker processes that parse and chunk (default: cores - 1, at least
+                        1, at most 8; 0 = all in this process, without the per-file limits)
+${FILE_LIMIT_FLAGS_HELP}
   --json                print the report as JSON instead of a table
 ${CONTENT_FLAGS_HELP}
 
 ${CHUNK_FLAGS_HELP}
+${CHUNK_LIMIT_FLAGS_HELP}
 
 On a terminal, a progress line (files, MB, rate, ETA, current file) is drawn on stderr.
 The report lists documents added, updated and unchanged, blocks, pages, tables, images, the number
@@ -64,6 +71,8 @@ const SPECS = {
   workers: { type: 'string' },
   json: { type: 'boolean' },
   ...CONTENT_FLAG_SPECS,
+  ...FILE_LIMIT_FLAG_SPECS,
+  ...CHUNK_LIMIT_FLAG_SPECS,
 } as const;
 
 export async function ingestCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -77,26 +86,37 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     if (args.positionals.length === 0) throw new UsageError('missing PATH (files or folders to add)');
     const options = ingestOptionsFrom(args, DEFAULT_STRATEGY);
     const dir = libraryDirFrom(args);
+    const store = libraryStoreFrom(args);
     // A mistyped path fails before anything is written: an ingest of half the intended set is
     // easy to miss in a long report.
     for (const path of args.positionals) await mustExist(path);
 
-    library = await openLibrary(dir, io);
+    library = await openLibrary(dir, io, store);
     // Without --strategy, the library's own default strategy applies (a setting of the library).
     const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
 
     const terminal = terminalOf(io);
     const progress = terminal?.errIsTTY ? new ProgressLine(io.err, terminal.columns) : undefined;
+    // Ctrl-C stops the batch cleanly (workers killed, what has committed kept, the report printed);
+    // a second Ctrl-C quits at once.
+    const stop = new AbortController();
+    const onInterrupt = () => {
+      if (stop.signal.aborted) process.exit(130);
+      stop.abort();
+      io.err('\nstopping: the documents already written are kept (Ctrl-C again to quit now)\n');
+    };
+    process.on('SIGINT', onInterrupt);
     let report: IngestReport;
     try {
-      report = await library.addFiles(args.positionals, { ...finalOptions, ...(progress && { onProgress: (p) => progress.update(p) }) });
+      report = await library.addFiles(args.positionals, { ...finalOptions, signal: stop.signal, ...(progress && { onProgress: (p) => progress.update(p) }) });
     } finally {
+      process.off('SIGINT', onInterrupt);
       progress?.finish();
     }
 
     if (flag(args, 'json')) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(formatReport(report, library.dir, finalOptions.strategy ?? DEFAULT_STRATEGY));
+    else io.out(formatReport(report, libraryLabel(library), finalOptions.strategy ?? DEFAULT_STRATEGY));
     const landed = report.docsAdded + report.docsUpdated + report.docsSkipped;
     return landed === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
@@ -112,7 +132,7 @@ export function ingestOptionsFrom(args: ParsedArgs, defaultStrategy: string): In
   const chunkOptions = chunkOptionsFrom(flags);
   validateChunkOptions(chunkOptions);
   const { strategy = defaultStrategy, tokenizer, ...strategyOptions } = chunkOptions;
-  const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: strategyOptions };
+  const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: { ...strategyOptions, ...chunkLimitsFrom(args) }, ...fileLimitsFrom(args) };
   if (tokenizer !== undefined) options.tokenizer = tokenizer;
   const parseOptions = parseOptionsFrom(args);
   if (Object.keys(parseOptions).length > 0) options.parseOptions = parseOptions;
@@ -155,7 +175,8 @@ async function mustExist(path: string): Promise<void> {
 }
 
 /** The readable report: what changed, then every rejected file with what to do about it. */
-export function formatReport(report: IngestReport, libraryDir: string, strategy: string): string {
+/** `library` is how the library is named (libraryLabel). */
+export function formatReport(report: IngestReport, library: string, strategy: string): string {
   const rows: [string, string][] = [
     ['documents added', String(report.docsAdded)],
     ['documents updated', String(report.docsUpdated)],
@@ -169,9 +190,9 @@ export function formatReport(report: IngestReport, libraryDir: string, strategy:
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
   ];
   const title = report.dryRun
-    ? `Dry run (nothing written) for ${displayPath(libraryDir)}, strategy ${strategy}`
-    : `Library ${displayPath(libraryDir)}, strategy ${strategy}`;
-  let text = `${title}\n\n${formatTable(['', 'count'], rows, [1])}`;
+    ? `Dry run (nothing written) for ${library}, strategy ${strategy}`
+    : `Library ${library}, strategy ${strategy}`;
+  let text = `${title}${report.aborted ? ' (stopped before every file was done)' : ''}\n\n${formatTable(['', 'count'], rows, [1])}`;
   if (report.rejected.length > 0) {
     text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
     for (const r of report.rejected) text += formatRejected(r);
@@ -182,11 +203,14 @@ export function formatReport(report: IngestReport, libraryDir: string, strategy:
 function formatRejected(r: RejectedFile): string {
   // Reasons usually start with the path; it is already on the line.
   const reason = r.reason.startsWith(`${r.path}: `) ? r.reason.slice(r.path.length + 2) : r.reason;
-  return `  ${displayPath(r.path)} [${r.code}]: ${reason}\n    -> ${rejectionHint(r.code, r.path)}\n`;
+  return `  ${displayPath(r.path)} [${r.code}]: ${reason}\n    -> ${rejectionHint(r.code, r.path, r.limit)}\n`;
 }
 
-/** What a user can do about a rejected file, by its code. */
-export function rejectionHint(code: string, path: string): string {
+/** What a user can do about a rejected file, by its code (and the limit it hit, when it names one). */
+export function rejectionHint(code: string, path: string, limit?: LimitInfo): string {
+  if (limit?.flag && (code === 'LIMIT_EXCEEDED' || code === 'TIMEOUT' || code === 'TOO_LARGE')) {
+    return `the file is over a limit (${limit.name} ${limit.value}): if you trust it, raise the limit with ${limit.flag}; otherwise --exclude it`;
+  }
   switch (code) {
     case 'ENCRYPTED':
       return /\.pdf$/i.test(path)
@@ -202,6 +226,10 @@ export function rejectionHint(code: string, path: string): string {
       return 'nothing to index (no text in the file): remove it or --exclude it';
     case 'LIMIT_EXCEEDED':
       return 'the file exceeds a safety limit (nesting, entries or expansion): check where it came from';
+    case 'TIMEOUT':
+      return 'the file took longer than --file-timeout to parse and chunk: raise it (e.g. --file-timeout 10m) or --exclude the file';
+    case 'CRASHED':
+      return 'the parser crashed on this file (a fault of Groundwork or a library it uses, not proof the file is damaged): please report it, and --exclude the file meanwhile';
     case 'IO':
       return 'the file could not be read: check that it exists and that you may read it';
     default:

@@ -8,6 +8,7 @@ import { EVAL_HELP, evalCommand } from './eval-command.js';
 import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
 import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
+import { MIGRATE_HELP, migrateCommand } from './migrate-command.js';
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
 import { SERVE_HELP, serveCommand } from './serve-command.js';
@@ -35,6 +36,7 @@ Commands:
   rm DOC          remove a document from the library
   stats           counts of documents, blocks, tokens, formats
   export          every block as JSONL: our own shape, LangChain Documents or LlamaIndex TextNodes
+  migrate         copy a SQLite library into PostgreSQL (--from DIR --to postgres://...)
   check           check the library (database, search index, originals); --repair fixes what it can
   parse FILE|-    parse one document; print its canonical text (--md) or the Document (--json)
   chunk FILE|-    split one document into chunks with heading paths, pages, offsets, exact tokens
@@ -44,7 +46,8 @@ Commands:
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
 
-The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork).
+The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork), or
+--postgres URL (default: $GROUNDWORK_DATABASE_URL) for a library in PostgreSQL.
 
 Options:
   -h, --help      show this help
@@ -66,6 +69,7 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   rm: { run: rmCommand, help: () => RM_HELP },
   stats: { run: statsCommand, help: () => STATS_HELP },
   export: { run: exportCommand, help: () => EXPORT_HELP },
+  migrate: { run: migrateCommand, help: () => MIGRATE_HELP },
   check: { run: checkCommand, help: () => CHECK_HELP },
   parse: { run: parseCommand, help: () => PARSE_HELP },
   chunk: { run: chunkCommand, help: chunkHelp },

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createReadStream, rmSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
-import type { ChunkOptions } from '../chunk.js';
+import { withoutChunkLimits, type ChunkOptions } from '../chunk.js';
 import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
-import { GroundworkError, isGroundworkError } from '../errors.js';
+import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
+import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { Highlighter } from '../search/snippet.js';
@@ -17,13 +19,20 @@ import type {
 } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
+import type { IngestWorkerConfig } from './ingest-process.js';
 import { hashFile, keepOriginal, originalPath } from './originals.js';
-import { TaskPool } from './pool.js';
+import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
-import { documentTree } from './worker.js';
+import { documentTree, runTask, type IngestResult, type IngestTask } from './worker.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
-export interface IngestOptions {
+/**
+ * Ingest options. The per-file limits (`fileTimeoutMs`, `fileMemoryMb`) are defined by their zod
+ * schema in src/limits.ts (FILE_LIMITS_SCHEMA), which validates them here (INVALID_OPTIONS) and
+ * gives the CLI its --file-timeout and --file-memory. Each file is parsed and chunked in a worker
+ * process that is killed when it breaks one (docs/library.md, "Per-file limits").
+ */
+export interface IngestOptions extends Partial<FileLimits> {
   /** Chunking strategy (default: the library's `strategy` setting, else `structure`). */
   strategy?: string;
   /** The strategy's options, e.g. `{ chunkSize: 512 }`. */
@@ -39,9 +48,19 @@ export interface IngestOptions {
   maxFileSize?: number;
   /** Parse and chunk, report what would change, write nothing. */
   dryRun?: boolean;
-  /** Worker threads for parsing and chunking. Default: cores - 1 (at least 1, at most 8). */
+  /**
+   * Worker processes that parse and chunk (this process writes). Default: cores - 1 (at least 1,
+   * at most 8). 0 parses and chunks in this process, where the per-file limits cannot be held
+   * (parse() and chunk() keep their own limits).
+   */
   workers?: number;
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Stops the batch: checked between files and before each write; running workers are killed.
+   * The report then says `aborted: true` and counts what was committed (each document is stored
+   * whole or not at all); files stopped midway are neither counted nor rejected.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IngestProgress {
@@ -56,6 +75,8 @@ export interface RejectedFile {
   path: string;
   code: string;
   reason: string;
+  /** For TOO_LARGE, LIMIT_EXCEEDED and TIMEOUT: the limit, its value and the flag that raises it. */
+  limit?: LimitInfo;
 }
 
 export interface IngestReport {
@@ -73,6 +94,8 @@ export interface IngestReport {
   rejected: RejectedFile[];
   durationMs: number;
   dryRun: boolean;
+  /** True when `signal` (or the Library's close) stopped the batch before every file was done. */
+  aborted: boolean;
 }
 
 export interface SearchOptions {
@@ -87,11 +110,19 @@ export interface LibraryOpenOptions {
    * SQLite in `DIR/library.sqlite`.
    */
   store?: StoreSpec | LibraryStore;
+  /**
+   * Shorthand for `store: { kind: 'postgres', url }`: the library in a PostgreSQL database
+   * (schema `groundwork`; name another with `store`). Ignored when `store` is given.
+   */
+  postgres?: string;
   /** Hears the blocks done of the total while an upgrade re-indexes every block. */
   onIndexRebuild?: (done: number, total: number) => void;
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** How a document's `original` names an original the store holds (see StoredDocument.original). */
+const STORE_ORIGINAL = 'store:';
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
 export function defaultLibraryDir(): string {
@@ -100,8 +131,9 @@ export function defaultLibraryDir(): string {
 
 /**
  * The library: documents and blocks in a store, originals under `files/`. It orchestrates only:
- * detection, parsing and chunking run in worker threads; every document is written in one
- * transaction, so an interrupted ingest leaves each document fully stored or absent.
+ * detection, parsing and chunking run in worker processes under per-file limits; this process
+ * writes every document in one transaction, so an interrupted ingest leaves each document fully
+ * stored or absent, and a file whose worker is killed leaves nothing.
  */
 export class Library {
   /** Present when the store takes one writer at a time: every write of this Library waits its turn. */
@@ -122,17 +154,58 @@ export class Library {
    */
   static async open(dir: string = defaultLibraryDir(), options: LibraryOpenOptions = {}): Promise<Library> {
     const abs = resolve(dir);
-    await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
-      throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
-    });
-    const given = options.store ?? { kind: 'sqlite', file: join(abs, 'library.sqlite') };
+    const given = options.store ?? (options.postgres !== undefined ? { kind: 'postgres', url: options.postgres } : { kind: 'sqlite', file: join(abs, 'library.sqlite') });
+    // The folder holds the SQLite file and kept originals; a store that keeps originals itself
+    // (a server database) needs none.
+    const keepsOriginals = isLibraryStore(given) ? typeof given.putOriginal === 'function' : given.kind !== 'sqlite';
+    if (!keepsOriginals) {
+      await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
+        throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
+      });
+    }
     const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
     return new Library(abs, store);
   }
 
-  /** A write to the store, taking its turn where the store takes one writer at a time. */
-  private write<T>(task: () => Promise<T>): Promise<T> {
-    return this.writes ? this.writes.run(task) : task();
+  /** Where the documents and blocks live, for messages (a file, or a server without credentials). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** The kind of store the library is in (`sqlite`, `postgres`), undefined for one without a spec. */
+  get storeKind(): string | undefined {
+    return this.store.spec?.kind;
+  }
+
+  /**
+   * A write to the store, taking its turn where the store takes one writer at a time. With `stop`,
+   * an ingest's write: not begun once the ingest was aborted (checked when its turn comes).
+   */
+  private write<T>(task: () => Promise<T>, stop?: AbortSignal): Promise<T> {
+    const guarded = stop ? () => (stop.aborted || this.closing ? Promise.reject(new IngestStopped()) : task()) : task;
+    return this.writes ? this.writes.run(guarded) : guarded();
+  }
+
+  /** Set by close(): ingests still running stop before their next file or write. */
+  private closing = false;
+  /** The worker pools of the ingests running now (close() stops them). */
+  private readonly pools = new Set<ProcessPool<IngestTask, IngestResult>>();
+
+  /** The worker processes of one ingest, each file under the per-file limits. */
+  private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, IngestResult> {
+    const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+    const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
+    this.pools.add(pool);
+    return pool;
+  }
+
+  /** One file in a worker: its result, a rejection for a worker killed on a limit or crashed, or a stop. */
+  private async runInPool(pool: ProcessPool<IngestTask, IngestResult>, task: IngestTask): Promise<IngestResult> {
+    const outcome = await pool.run(task);
+    if (outcome.ok) return outcome.result;
+    if (outcome.cancelled) throw new IngestStopped();
+    const { code, message, limit } = outcome.failure;
+    return { id: task.id, ok: false, code, reason: message, ...(limit && { limit }) };
   }
 
   async settings(): Promise<{ strategy: string; tokenizer: string }> {
@@ -152,7 +225,12 @@ export class Library {
     const strategy = options.strategy ?? settings.strategy;
     const tokenizer = options.tokenizer ?? settings.tokenizer;
     const chunker = getChunker(strategy);
-    const resolved = chunker.resolveOptions({ ...(options.chunkOptions ?? {}) }) as Record<string, unknown>;
+    // The chunk limits (maxExpansion) are validated here but are not the strategy's options, nor part of its configuration.
+    resolveChunkLimits(options.chunkOptions ?? {});
+    const resolved = chunker.resolveOptions(withoutChunkLimits(options.chunkOptions ?? {})) as Record<string, unknown>;
+    const fileLimits = resolveFileLimits(options as Record<string, unknown>);
+    const workers = options.workers ?? Math.max(1, Math.min(availableParallelism() - 1, 8));
+    if (!Number.isInteger(workers) || workers < 0) throw new GroundworkError('INVALID_OPTIONS', `ingest options: workers must be a whole number of 0 or more, got ${workers}`);
     const hash = configHash({ strategy, options: resolved, tokenizer });
     const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
     const parseOptions = options.parseOptions ?? {};
@@ -160,7 +238,7 @@ export class Library {
     const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     const report: IngestReport = {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
-      parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false,
+      parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false, aborted: false,
     };
     const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
 
@@ -179,23 +257,33 @@ export class Library {
       options.onProgress?.({ ...progress });
     };
 
-    // One core stays with this thread, which hashes files and writes every document; on 2 cores one
+    // One core stays with this process, which hashes files and writes every document; on 2 cores one
     // worker ingests about as fast as two and keeps peak memory well lower (bench/library.ts).
-    const pool = new TaskPool(options.workers ?? Math.max(1, Math.min(availableParallelism() - 1, 8)));
+    const pool = workers > 0 ? this.ingestPool(workers, fileLimits, { strategy, tokenizer }) : undefined;
+    const stop = new AbortController();
+    const onAbort = () => {
+      stop.abort();
+      void pool?.close();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const run = (task: IngestTask) => (pool ? this.runInPool(pool, task) : runTask(task));
     const inFlight = new Set<Promise<void>>();
     let nextId = 0;
     const seen = new Set<string>();
     try {
       for await (const entry of walkFiles(roots, walkOptions)) {
+        if (stop.signal.aborted || this.closing) break;
         if ('error' in entry) {
           report.rejected.push({ path: entry.path, code: 'IO', reason: `${entry.path}: ${entry.error.message}` });
           tick(entry.path, 0);
           continue;
         }
-        const job = this.ingestOne(entry, { pool, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen }, report)
+        const job = this.ingestOne(entry, { run, stop: stop.signal, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen }, report)
           .catch((error: unknown) => {
+            if (error instanceof IngestStopped) return;
             const e = error as GroundworkError;
-            report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message });
+            report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message, ...(e.limit && { limit: e.limit }) });
           })
           .finally(() => {
             inFlight.delete(job);
@@ -203,12 +291,17 @@ export class Library {
           });
         inFlight.add(job);
         // Bounded: never more files in flight than workers (plus one being hashed).
-        if (inFlight.size > Math.max(1, pool.size)) await Promise.race(inFlight);
+        if (inFlight.size > Math.max(1, workers)) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
     } finally {
-      await pool.close();
+      options.signal?.removeEventListener('abort', onAbort);
+      if (pool) {
+        this.pools.delete(pool);
+        await pool.close();
+      }
     }
+    report.aborted = stop.signal.aborted || this.closing;
     report.durationMs = Math.round(performance.now() - started);
     return report;
   }
@@ -216,13 +309,18 @@ export class Library {
   private async ingestOne(
     file: WalkedFile,
     ctx: {
-      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
       parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>;
     },
     report: IngestReport,
   ): Promise<void> {
     if (file.size > ctx.maxFileSize) {
-      report.rejected.push({ path: file.path, code: 'TOO_LARGE', reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize)` });
+      report.rejected.push({
+        path: file.path,
+        code: 'TOO_LARGE',
+        reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize; raise it with --max-file-size)`,
+        limit: { name: 'maxFileSize', value: ctx.maxFileSize, flag: '--max-file-size' },
+      });
       return;
     }
     const known = await this.store.pathRecord(file.path);
@@ -253,7 +351,7 @@ export class Library {
     docId: string,
     known: { docId: string } | undefined,
     ctx: {
-      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
       parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>;
     },
     report: IngestReport,
@@ -274,7 +372,7 @@ export class Library {
     };
     if (stored && stored.configHash === ctx.hash) {
       // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
-      if (ctx.dryRun || (await this.recordPathIfStored(pathRecord))) {
+      if (ctx.dryRun || (await this.recordPathIfStored(pathRecord, ctx.stop))) {
         countPathOnly();
         return;
       }
@@ -283,7 +381,7 @@ export class Library {
     }
     const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
     const cached = await this.cachedDocument(cacheKey);
-    const result = await ctx.pool.run({
+    const result = await ctx.run({
       id: ctx.id,
       path: file.path,
       ...(cached && { cached }),
@@ -291,7 +389,7 @@ export class Library {
       chunkOptions: ctx.chunkOptions,
     });
     if (!result.ok) {
-      report.rejected.push({ path: file.path, code: result.code, reason: result.reason });
+      report.rejected.push({ path: file.path, code: result.code, reason: namingFile(file.path, result.reason), ...(result.limit && { limit: result.limit }) });
       return;
     }
     if (result.parsed) report.parsed++;
@@ -302,12 +400,15 @@ export class Library {
       const doc = tree[i]!;
       const isRoot = i === 0;
       const childPath = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
-      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath)))) continue;
+      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath, ctx.stop)))) continue;
       const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
       if (!ctx.dryRun) {
         // The copy of the original is in place, whole, before its document is committed: a process
         // killed in between leaves only a file no document keeps (src/library/originals.ts).
-        const original = isRoot && ctx.copy ? await keepOriginal(this.dir, file.path, docId) : null;
+        // A stopped ingest copies nothing more (the write below would not begin anyway).
+        if (ctx.stop.aborted || this.closing) throw new IngestStopped();
+        // A store that holds originals itself (a server database) keeps them instead of files/.
+        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.path) : await keepOriginal(this.dir, file.path, docId);
         const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
@@ -318,7 +419,7 @@ export class Library {
           configHash: ctx.hash,
           original,
           parseCacheKey: isRoot ? cacheKey : null,
-        }));
+        }), ctx.stop);
         await this.dropOriginal(written.replacedDocId);
         // Another process stored the same bytes first: this file only added its path.
         if (!written.written) {
@@ -338,9 +439,9 @@ export class Library {
   }
 
   /** Records a path of stored content; false when the content is no longer stored (removed meanwhile). */
-  private async recordPathIfStored(record: { path: string; docId: string; size: number; mtimeMs: number }): Promise<boolean> {
+  private async recordPathIfStored(record: { path: string; docId: string; size: number; mtimeMs: number }, stop: AbortSignal): Promise<boolean> {
     try {
-      const { replacedDocId } = await this.write(() => this.store.recordPath(record));
+      const { replacedDocId } = await this.write(() => this.store.recordPath(record), stop);
       await this.dropOriginal(replacedDocId);
       return true;
     } catch (error) {
@@ -402,15 +503,37 @@ export class Library {
   async remove(idOrPath: string): Promise<StoredDocument | undefined> {
     const doc = await this.document(idOrPath);
     if (doc) {
+      // The store removes an original it holds with the document; a copy in the folder goes here.
       await this.write(() => this.store.removeDocument(doc.id));
-      if (doc.original) rmSync(join(this.dir, doc.original), { force: true });
+      if (doc.original && !doc.original.startsWith(STORE_ORIGINAL)) rmSync(resolve(this.dir, doc.original), { force: true });
     }
     return doc;
   }
 
-  async stats(): Promise<StoreStats & { dir: string; strategy: string; tokenizer: string }> {
+  /**
+   * The kept original of a document (id, id prefix or path) as a stream of its bytes: from the
+   * store when it holds it, else from the library folder. NOT_FOUND when none was kept
+   * (ingested with `copyFiles: false`) or the document is unknown.
+   */
+  async openOriginal(idOrPath: string): Promise<Readable> {
+    const doc = await this.document(idOrPath);
+    if (!doc) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    if (!doc.original) throw new GroundworkError('NOT_FOUND', 'no original was kept for this document (ingested without copying)', { file: idOrPath });
+    if (doc.original.startsWith(STORE_ORIGINAL)) {
+      const stream = await this.store.openOriginal?.(doc.id);
+      if (!stream) throw new GroundworkError('NOT_FOUND', `the store ${this.store.location} holds no original for this document`, { file: idOrPath });
+      return stream;
+    }
+    const file = resolve(this.dir, doc.original);
+    await stat(file).catch((cause: Error) => {
+      throw new GroundworkError('NOT_FOUND', `the kept original is missing: ${cause.message}`, { file, cause });
+    });
+    return createReadStream(file);
+  }
+
+  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
-    return { dir: this.dir, ...settings, ...stats };
+    return { dir: this.dir, location: this.store.location, ...settings, ...stats };
   }
 
   /**
@@ -448,9 +571,26 @@ export class Library {
     return this.write(() => this.store.updateJob(id, patch, options));
   }
 
-  /** Closes the store once the writes already started are done. */
+  /**
+   * Closes the store once the writes already started are done. Ingests still running are stopped
+   * (their worker processes killed, their reports `aborted`), so no process is left behind.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.pools].map((pool) => pool.close()));
     await this.writes?.run(async () => undefined);
     await this.store.close();
   }
+}
+
+/** Thrown inside an ingest that was stopped (its signal, or the Library's close): the file is neither counted nor rejected. */
+class IngestStopped extends Error {
+  constructor() {
+    super('the ingest was stopped');
+  }
+}
+
+/** A rejection reason that starts with the file it is about (a chunker's error does not know its file). */
+function namingFile(path: string, reason: string): string {
+  return reason.startsWith(path) ? reason : `${path}: ${reason}`;
 }

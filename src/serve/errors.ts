@@ -26,6 +26,8 @@ export const STATUS_OF: Readonly<Record<HttpErrorCode, number>> = {
   LIMIT_EXCEEDED: 422,
   RATE_LIMITED: 429,
   IO: 500,
+  // The worker parsing a file died without an answer: the engine's fault on that file (limits' CRASHED).
+  CRASHED: 500,
   EMBEDDER: 502,
   SHUTTING_DOWN: 503,
   TIMEOUT: 504,

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
@@ -48,7 +49,11 @@ export interface StoredDocument {
   tables: number;
   images: number;
   addedAt: string;
-  /** The kept original, relative to the library folder, when `copyFiles` was on. */
+  /**
+   * Where the kept original is, when `copyFiles` was on: a path relative to the library folder
+   * (`files/<aa>/<hash>`), an absolute path (in a folder named by the `files` option), or
+   * `store:<id>` when the store holds it (`LibraryStore.putOriginal`).
+   */
   original: string | null;
 }
 
@@ -92,6 +97,19 @@ export interface SearchHit {
   block: Block;
   /** The block text around the matched terms, with matches wrapped in « ». */
   snippet: string;
+}
+
+/**
+ * One document with everything stored for it, as `groundwork migrate` copies it from one store to
+ * another (`LibraryStore.dumpDocuments` / `importDocument`).
+ */
+export interface DocumentDump {
+  /** Its row as stored (added time and `original` included; `paths` and `blocks` as counted there). */
+  document: StoredDocument;
+  paths: PathRecord[];
+  blocks: Block[];
+  /** Its parse-cache entries: the key and the stored form (gzip JSON of the Document), copied as is. */
+  parseCache: { key: string; document: Buffer }[];
 }
 
 /** What one document's ingest writes, atomically. */
@@ -275,6 +293,26 @@ export interface LibraryStore {
   updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined>;
 
   close(): Promise<void>;
+
+  /**
+   * Stores that keep originals themselves (a server database, where no folder is shared) have these
+   * two; the Library then keeps originals through them, and copies them into a folder otherwise.
+   * `putOriginal` streams the file at `path` into the store as the original of `docId` (a no-op when
+   * it is there) and returns what the document's `original` records; `openOriginal` streams it back.
+   * `removeDocument` removes a document's original with it.
+   */
+  putOriginal?(docId: string, path: string): Promise<string>;
+  openOriginal?(docId: string): Promise<Readable | undefined>;
+
+  /**
+   * Copying a library between stores (`groundwork migrate`): every setting; every document with its
+   * paths, blocks and parse cache, by id, read in pages; and writing one such document in one
+   * transaction (replacing what the store held under its id; the index is built from the blocks).
+   * A store that can be migrated from has the first two, one that can be migrated to the third.
+   */
+  listSettings?(): Promise<Record<string, string>>;
+  dumpDocuments?(): AsyncIterable<DocumentDump>;
+  importDocument?(dump: DocumentDump): Promise<void>;
 }
 
 /** Options of opening a store that are not data (callbacks): they stay in the opening process. */

@@ -6,7 +6,7 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
   StoredDocument, TextCandidate, WriteResult,
 } from '../types.js';
 import { ftsStructure, inspect, repair, type Inspection } from './sqlite-check.js';
@@ -445,6 +445,35 @@ export class SqliteStore implements LibraryStore {
     };
   }
 
+  async listSettings(): Promise<Record<string, string>> {
+    const rows = this.db.prepare('SELECT key, value FROM settings ORDER BY key').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Every document with its paths, blocks and parse cache, by id, DUMP_PAGE documents per read. */
+  async *dumpDocuments(): AsyncIterable<DocumentDump> {
+    const page = this.db.prepare(
+      `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
+              (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
+       FROM documents d WHERE d.id > ? ORDER BY d.id LIMIT ${DUMP_PAGE}`,
+    );
+    const paths = this.db.prepare('SELECT path, doc_id AS docId, size, mtime_ms AS mtimeMs FROM paths WHERE doc_id = ? ORDER BY path');
+    const cache = this.db.prepare('SELECT key, document FROM parse_cache WHERE doc_id = ? ORDER BY key');
+    for (let last = ''; ; ) {
+      const rows = page.all(last) as Row[];
+      for (const row of rows) {
+        yield {
+          document: toStoredDocument(row),
+          paths: paths.all(row.id) as PathRecord[],
+          blocks: (this.stmts.blocksOf.all(row.id) as Row[]).map(toBlock),
+          parseCache: cache.all(row.id) as { key: string; document: Buffer }[],
+        };
+      }
+      if (rows.length < DUMP_PAGE) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
   /**
    * The checks of src/store/sqlite/sqlite-check.ts on one snapshot (other processes go on reading
    * and writing); FTS5's own check (full) and the repairs under the write lock; then, after
@@ -489,6 +518,9 @@ export class SqliteStore implements LibraryStore {
     this.db.close();
   }
 }
+
+/** Documents per page of `dumpDocuments`. */
+const DUMP_PAGE = 64;
 
 /** The registry entry: `openStore({ kind: 'sqlite', file })`. */
 export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { GroundworkError } from '../../errors.js';
 import { JOBS_MIGRATION } from './postgres-jobs.js';
+import { VECTORS_MIGRATION } from './postgres-vectors.js';
 
 /**
  * The Postgres schema, as ordered migrations (like src/store/sqlite/sqlite-schema.ts). Each applied
@@ -114,6 +115,7 @@ export const MIGRATIONS: readonly { description: string; sql: string }[] = [
     `,
   },
   JOBS_MIGRATION,
+  VECTORS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -124,22 +124,26 @@ export class PostgresSearch {
     return { termStats: { blocks, df: (term) => df.get(lexemeOf(term)) ?? 0 }, df, blocks, lengths };
   }
 
-  /**
-   * Documents with a path matching the glob (picomatch, as SQLite's store matches): the paths under
-   * the glob's literal base are read and matched here.
-   */
-  private async documentsAtPaths(glob: string): Promise<Set<string>> {
-    const isMatch = picomatch(glob, { dot: true });
-    const scan = picomatch.scan(glob);
-    const base = !scan.negated && !scan.base.includes('\\') ? scan.base : '';
-    const { rows } = await this.pool.query<{ path: string; doc_id: string }>(
-      base === '' ? 'SELECT path, doc_id FROM paths' : 'SELECT path, doc_id FROM paths WHERE path LIKE $1',
-      base === '' ? [] : [`${base.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
-    );
-    const out = new Set<string>();
-    for (const row of rows) if (isMatch(row.path)) out.add(row.doc_id);
-    return out;
+  private documentsAtPaths(glob: string): Promise<Set<string>> {
+    return documentsAtPaths(this.pool, glob);
   }
+}
+
+/**
+ * Documents with a path matching the glob (picomatch, as SQLite's store matches): the paths under
+ * the glob's literal base are read and matched here. Shared with postgres-vectors.ts.
+ */
+export async function documentsAtPaths(db: pg.Pool | pg.PoolClient, glob: string): Promise<Set<string>> {
+  const isMatch = picomatch(glob, { dot: true });
+  const scan = picomatch.scan(glob);
+  const base = !scan.negated && !scan.base.includes('\\') ? scan.base : '';
+  const { rows } = await db.query<{ path: string; doc_id: string }>(
+    base === '' ? 'SELECT path, doc_id FROM paths' : 'SELECT path, doc_id FROM paths WHERE path LIKE $1',
+    base === '' ? [] : [`${base.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`],
+  );
+  const out = new Set<string>();
+  for (const row of rows) if (isMatch(row.path)) out.add(row.doc_id);
+  return out;
 }
 
 /** A tsquery matching any of `lexemes` (literal lexemes: no parser, no dictionary). */

@@ -6,7 +6,7 @@ import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
   Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
-  StoredDocument, TextCandidate,
+  StoredDocument, TextCandidate, VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import { inspect, rebuiltRepair } from './postgres-check.js';
@@ -17,6 +17,7 @@ import { readOriginal, writeOriginal } from './postgres-originals.js';
 import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
 import { PostgresSearch } from './postgres-search.js';
+import { PostgresVectors } from './postgres-vectors.js';
 
 type Row = Record<string, any>;
 
@@ -60,6 +61,7 @@ export class PostgresStore implements LibraryStore {
   private readonly pool: pg.Pool;
   private readonly schema: string;
   private readonly search: PostgresSearch;
+  private readonly vectors: PostgresVectors;
   private closed = false;
 
   private constructor(spec: PostgresStoreSpec) {
@@ -75,6 +77,7 @@ export class PostgresStore implements LibraryStore {
     // An idle connection the server dropped is replaced on next use; it must not crash the process.
     this.pool.on('error', () => undefined);
     this.search = new PostgresSearch(this.pool);
+    this.vectors = new PostgresVectors(this.location);
   }
 
   /**
@@ -508,6 +511,48 @@ export class PostgresStore implements LibraryStore {
       remaining = (await inspectAll()).found;
     }
     return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
+    return this.transaction((client) => this.vectors.put(client, space, entries));
+  }
+
+  async knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>> {
+    return this.reading((db) => this.vectors.known(db, space, hashes));
+  }
+
+  async missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]> {
+    const rows = await this.reading((db) => this.vectors.missing(db, space, limit, after));
+    return rows.map((row) => ({ ...toBlock(row), path: row.path ?? null }));
+  }
+
+  async vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter: VectorFilter = {}): Promise<VectorCandidate[]> {
+    const rows = await this.reading((db) => this.vectors.nearest(db, space, vector, k, filter));
+    return rows.map((row) => ({ block: toBlock(row), path: row.path ?? null, score: row.score }));
+  }
+
+  async setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void> {
+    await this.transaction((client) => this.vectors.setQuantization(client, space, quantization));
+  }
+
+  async vectorStats(): Promise<VectorStats[]> {
+    return this.reading((db) => this.vectors.stats(db));
+  }
+
+  async pruneVectors(space: VectorSpace): Promise<number> {
+    return this.transaction((client) => this.vectors.prune(client, space));
+  }
+
+  async dropVectors(model: string): Promise<number> {
+    return this.transaction((client) => this.vectors.drop(client, model));
+  }
+
+  /** A read on the pool, its server errors translated. */
+  private async reading<T>(body: (db: pg.Pool) => Promise<T>): Promise<T> {
+    if (this.closed) throw new GroundworkError('IO', 'the store is closed', { file: this.location });
+    return body(this.pool).catch((error: unknown) => {
+      throw this.translate(error);
+    });
   }
 
   async createJob(job: JobRecord): Promise<void> {

@@ -34,8 +34,8 @@ const MB = 1024 * 1024;
 
 /** Bump when the generated blocks or the analysis change, so a stale cached library is not reused. */
 const BLOCKS_VERSION = 'v2';
-const EN_DATASETS = ['squad-v1.1-dev', 'chroma-general', 'xquad-en'];
-const ZH_DATASETS = ['cmrc2018-dev', 'drcd-dev', 'xquad-zh'];
+export const EN_DATASETS = ['squad-v1.1-dev', 'chroma-general', 'xquad-en'];
+export const ZH_DATASETS = ['cmrc2018-dev', 'drcd-dev', 'xquad-zh'];
 const TEXT_FAMILY = ['md', 'txt', 'html', 'csv', 'json'];
 
 // ---------------------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ function dirSize(dir: string): number {
 // ---------------------------------------------------------------------------------------------
 // 2. Search at 1M blocks
 
-interface Sentence {
+export interface Sentence {
   text: string;
   /** analyze(text) joined by spaces: what indexText puts in the FTS column for it. */
   terms: string;
@@ -209,7 +209,7 @@ const SENTENCE_END_ZH = /(?<=[。！？；])/;
 const HAN = /\p{Script=Han}/gu;
 
 /** Sentences of the eval corpora of one language, each analyzed once. */
-function sentencePool(datasets: string[], lang: 'en' | 'zh'): Sentence[] {
+export function sentencePool(datasets: string[], lang: 'en' | 'zh'): Sentence[] {
   const pool: Sentence[] = [];
   for (const dataset of datasets) {
     const dir = join(SHARED, 'eval', dataset, 'corpus');
@@ -230,7 +230,7 @@ function sentencePool(datasets: string[], lang: 'en' | 'zh'): Sentence[] {
 }
 
 /** Deterministic PRNG (mulberry32): the same blocks on every machine. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -246,7 +246,7 @@ function prng(seed: number): () => number {
  * Chinese) until a random budget of 50-120 words. Sentences are joined by a space, which no
  * analyzed term spans, so the block's FTS text is exactly its sentences' terms joined.
  */
-function* generateBlocks(count: number, pools: { en: Sentence[]; zh: Sentence[] }): Generator<{ text: string; terms: string; lang: 'en' | 'zh' }> {
+export function* generateBlocks(count: number, pools: { en: Sentence[]; zh: Sentence[] }): Generator<{ text: string; terms: string; lang: 'en' | 'zh' }> {
   const random = prng(20240601);
   for (let n = 0; n < count; n++) {
     const lang = random() < 0.5 ? 'en' : 'zh';
@@ -266,7 +266,7 @@ function* generateBlocks(count: number, pools: { en: Sentence[]; zh: Sentence[] 
   }
 }
 
-const BLOCKS_PER_DOC = 100;
+export const BLOCKS_PER_DOC = 100;
 
 /**
  * The cached search library: the store's own schema (SqliteStore runs the migrations), filled
@@ -360,13 +360,13 @@ async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; b
   return { dir, buildSeconds, sqliteMB: statSync(join(dir, 'library.sqlite')).size / MB };
 }
 
-interface Query {
+export interface Query {
   lang: 'en' | 'zh';
   text: string;
 }
 
 /** 200 fixed questions: 100 English, 100 Chinese, evenly spread over the eval question sets. */
-function benchQueries(): Query[] {
+export function benchQueries(): Query[] {
   const pick = (datasets: string[], lang: 'en' | 'zh', total: number): Query[] => {
     const out: Query[] = [];
     datasets.forEach((dataset, i) => {
@@ -384,7 +384,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function latencyStats(ms: number[]): { p50: number; p99: number; max: number; mean: number } {
+export function latencyStats(ms: number[]): { p50: number; p99: number; max: number; mean: number } {
   const sorted = [...ms].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]!, mean: ms.reduce((s, x) => s + x, 0) / ms.length };
 }

@@ -7,6 +7,7 @@ import { supportedFormats } from '../parsers/registry.js';
 import { reviewFlagChoices, reviewFlagsHelp, reviewOptionsSchema, type ReviewOptions } from '../parsers/review-options.js';
 import type { ParseOptions } from '../parsers/types.js';
 import type { Document, Format } from '../document/types.js';
+import type { StoreSpec } from '../store/types.js';
 import { commaList, integerValue, stringValue, flag, UsageError, type OptionSpecs, type ParsedArgs } from './args.js';
 import { STDIN_NAME, type CliIO } from './io.js';
 import { indexRebuildReporter } from './progress.js';
@@ -110,10 +111,47 @@ export function printWarnings(io: CliIO, label: string, doc: Document): void {
   for (const warning of doc.warnings) io.err(`groundwork: ${label}: warning: ${warning}\n`);
 }
 
-/** `--library DIR`, accepted by every command that reads or writes a library. */
-export const LIBRARY_FLAG_SPEC = { library: { type: 'string', short: 'L' } } as const satisfies OptionSpecs;
+/**
+ * `--library DIR`, accepted by every command that reads or writes a library, with `--postgres URL`
+ * (the library in a PostgreSQL database instead of DIR/library.sqlite) and `--postgres-schema NAME`.
+ */
+export const LIBRARY_FLAG_SPEC = {
+  library: { type: 'string', short: 'L' },
+  postgres: { type: 'string' },
+  'postgres-schema': { type: 'string' },
+} as const satisfies OptionSpecs;
 
-export const LIBRARY_FLAG_HELP = `  -L, --library DIR     the library folder (default: $GROUNDWORK_HOME, else ./.groundwork)`;
+export const LIBRARY_FLAG_HELP = `  -L, --library DIR     the library folder (default: $GROUNDWORK_HOME, else ./.groundwork)
+  --postgres URL        keep the library in PostgreSQL (postgres://user:pass@host:port/db; default
+                        $GROUNDWORK_DATABASE_URL): documents, blocks, index, parse cache and kept
+                        originals live in the database, nothing under --library; docs/scale-out.md
+  --postgres-schema S   the schema holding the library (default $GROUNDWORK_DATABASE_SCHEMA, else
+                        groundwork): one database holds several libraries`;
+
+/** The environment variables naming a Postgres library when no flag does. */
+export const DATABASE_URL_ENV = 'GROUNDWORK_DATABASE_URL';
+export const DATABASE_SCHEMA_ENV = 'GROUNDWORK_DATABASE_SCHEMA';
+
+/**
+ * The store the flags (else the environment) name: a Postgres spec for `--postgres URL` or
+ * $GROUNDWORK_DATABASE_URL, undefined for the default SQLite file in the library folder. An
+ * explicit `--library` with no `--postgres` means the folder, whatever the environment says.
+ */
+export function libraryStoreFrom(args: ParsedArgs, env: NodeJS.ProcessEnv = process.env): StoreSpec | undefined {
+  const flagged = stringValue(args, 'postgres');
+  if (flagged !== undefined && flagged.trim() === '') throw new UsageError('--postgres needs a URL (postgres://user:password@host:port/database)');
+  const url = flagged ?? (stringValue(args, 'library') === undefined ? nonEmpty(env[DATABASE_URL_ENV]) : undefined);
+  const schema = stringValue(args, 'postgres-schema') ?? nonEmpty(env[DATABASE_SCHEMA_ENV]);
+  if (url === undefined) {
+    if (stringValue(args, 'postgres-schema') !== undefined) throw new UsageError(`--postgres-schema needs --postgres URL (or $${DATABASE_URL_ENV})`);
+    return undefined;
+  }
+  return { kind: 'postgres', url, ...(schema !== undefined && { schema }) };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== '' ? value : undefined;
+}
 
 /** The folder `--library` names, else the library default ($GROUNDWORK_HOME or ./.groundwork). */
 export function libraryDirFrom(args: ParsedArgs): string {
@@ -124,19 +162,29 @@ export function libraryDirFrom(args: ParsedArgs): string {
 
 /**
  * Opens an existing library for the commands that only read or remove: they must not create an
- * empty library where the user mistyped a folder.
+ * empty library where the user mistyped a folder (or a schema).
  */
 export async function openExistingLibrary(args: ParsedArgs, io: CliIO): Promise<Library> {
   const dir = libraryDirFrom(args);
+  const store = libraryStoreFrom(args);
+  if (store) return openLibrary(dir, io, { ...store, create: false });
   if (!existsSync(join(dir, LIBRARY_FILE))) {
     throw new GroundworkError('IO', `no library here (no ${LIBRARY_FILE}); create one with 'groundwork ingest PATH --library ${dir}'`, { file: dir });
   }
   return openLibrary(dir, io);
 }
 
-/** Opens (or creates) a library, telling the user on stderr when an upgrade re-indexes it. */
-export function openLibrary(dir: string, io: CliIO): Promise<Library> {
-  return Library.open(dir, { onIndexRebuild: indexRebuildReporter(io) });
+/**
+ * Opens (or creates) a library, telling the user on stderr when an upgrade re-indexes it; in `store`
+ * when given (libraryStoreFrom), else in DIR/library.sqlite.
+ */
+export function openLibrary(dir: string, io: CliIO, store?: StoreSpec): Promise<Library> {
+  return Library.open(dir, { ...(store && { store }), onIndexRebuild: indexRebuildReporter(io) });
+}
+
+/** How messages name a library: its folder, or where its store is (a server, without credentials). */
+export function libraryLabel(library: Library): string {
+  return library.storeKind === undefined || library.storeKind === 'sqlite' ? displayPath(library.dir) : library.location;
 }
 
 const LIBRARY_FILE = 'library.sqlite';

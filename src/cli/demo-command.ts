@@ -16,6 +16,7 @@ import {
   formatTable,
   HELP_FLAG_SPEC,
   LIBRARY_FLAG_SPEC,
+  libraryLabel,
   openLibrary,
   PARSE_FLAG_SPECS,
   PARSE_FLAGS_HELP,
@@ -50,7 +51,7 @@ ${CHUNK_FLAGS_HELP}
 ${PARSE_FLAGS_HELP}
 `;
 
-const SPECS = { ...HELP_FLAG_SPEC, ...PARSE_FLAG_SPECS, ...CHUNK_FLAG_SPECS, ...LIBRARY_FLAG_SPEC, query: { type: 'string', multiple: true } } as const;
+const SPECS = { ...HELP_FLAG_SPEC, ...PARSE_FLAG_SPECS, ...CHUNK_FLAG_SPECS, library: LIBRARY_FLAG_SPEC.library, query: { type: 'string', multiple: true } } as const;
 
 interface FileResult {
   file: string;
@@ -100,7 +101,7 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
     const options = ingestOptionsFrom(args, (await library.settings()).strategy);
     // Only the folder's own files, as the tour above listed them (not its subfolders).
     const report = await library.addFiles(dir, { ...options, parseOptions, include: ['*'] });
-    io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, library.dir, options.strategy)}`);
+    io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, libraryLabel(library), options.strategy)}`);
     const queries = stringValues(args, 'query');
     for (const query of queries.length > 0 ? queries : DEMO_QUERIES) {
       const { hits } = await retrieve(query, { k: DEMO_HITS }, librarySources(library));

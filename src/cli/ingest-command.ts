@@ -16,6 +16,8 @@ import {
   LIBRARY_FLAG_HELP,
   LIBRARY_FLAG_SPEC,
   libraryDirFrom,
+  libraryLabel,
+  libraryStoreFrom,
   openLibrary,
   parseOptionsFrom,
 } from './common.js';
@@ -36,7 +38,8 @@ ${LIBRARY_FLAG_HELP}
   --exclude GLOB        skip files whose path matches; repeatable (e.g. --exclude '**/drafts/**')
   --max-file-size SIZE  reject larger files with TOO_LARGE: bytes, or with a unit: 10MB, 512KB, 1GB
                         (binary units: 1MB = 1024 KB; default 512MB)
-  --no-copy             do not keep a copy of each original under the library's files/ folder
+  --no-copy             do not keep a copy of each original (under the library's files/ folder,
+                        or in the database with --postgres)
   --dry-run             parse and chunk, report what would change, write nothing
   --workers N           parsing threads (default: cores - 1, at least 1, at most 8; 0 = no threads)
   --json                print the report as JSON instead of a table
@@ -77,11 +80,12 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     if (args.positionals.length === 0) throw new UsageError('missing PATH (files or folders to add)');
     const options = ingestOptionsFrom(args, DEFAULT_STRATEGY);
     const dir = libraryDirFrom(args);
+    const store = libraryStoreFrom(args);
     // A mistyped path fails before anything is written: an ingest of half the intended set is
     // easy to miss in a long report.
     for (const path of args.positionals) await mustExist(path);
 
-    library = await openLibrary(dir, io);
+    library = await openLibrary(dir, io, store);
     // Without --strategy, the library's own default strategy applies (a setting of the library).
     const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
@@ -96,7 +100,7 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     }
 
     if (flag(args, 'json')) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(formatReport(report, library.dir, finalOptions.strategy ?? DEFAULT_STRATEGY));
+    else io.out(formatReport(report, libraryLabel(library), finalOptions.strategy ?? DEFAULT_STRATEGY));
     const landed = report.docsAdded + report.docsUpdated + report.docsSkipped;
     return landed === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
@@ -155,7 +159,8 @@ async function mustExist(path: string): Promise<void> {
 }
 
 /** The readable report: what changed, then every rejected file with what to do about it. */
-export function formatReport(report: IngestReport, libraryDir: string, strategy: string): string {
+/** `library` is how the library is named (libraryLabel). */
+export function formatReport(report: IngestReport, library: string, strategy: string): string {
   const rows: [string, string][] = [
     ['documents added', String(report.docsAdded)],
     ['documents updated', String(report.docsUpdated)],
@@ -169,8 +174,8 @@ export function formatReport(report: IngestReport, libraryDir: string, strategy:
     ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
   ];
   const title = report.dryRun
-    ? `Dry run (nothing written) for ${displayPath(libraryDir)}, strategy ${strategy}`
-    : `Library ${displayPath(libraryDir)}, strategy ${strategy}`;
+    ? `Dry run (nothing written) for ${library}, strategy ${strategy}`
+    : `Library ${library}, strategy ${strategy}`;
   let text = `${title}\n\n${formatTable(['', 'count'], rows, [1])}`;
   if (report.rejected.length > 0) {
     text += `\n${count(report.rejected.length, 'file')} rejected:\n`;

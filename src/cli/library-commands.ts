@@ -6,7 +6,7 @@ import { EXPORT_FORMATS, exportBlock, type ExportFormat } from '../library/expor
 import type { Library } from '../library/library.js';
 import type { Block, StoredDocument } from '../store/types.js';
 import { flag, parseCommandArgs, stringValue, UsageError, type OptionSpecs, type ParsedArgs } from './args.js';
-import { count, displayPath, formatBytes, formatTable, HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, openExistingLibrary, truncateToWidth } from './common.js';
+import { count, displayPath, formatBytes, formatTable, HELP_FLAG_SPEC, libraryLabel, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, openExistingLibrary, truncateToWidth } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { pageLabel } from './search-command.js';
 
@@ -39,7 +39,8 @@ Exit codes: 0 ok, 1 no such document, 2 usage error (or an id prefix that matche
 export const RM_HELP = `Usage: groundwork rm DOC [--json] [--library DIR]
 
 Removes one document (id, unique id prefix, or path) with its blocks, search entries, paths and
-parse-cache entry, and its kept copy under files/. Your own files are not touched.
+parse-cache entry, and its kept copy (under files/, or in the database). Your own files are not
+touched.
 
 Options:
 ${LIBRARY_FLAG_HELP}
@@ -75,7 +76,7 @@ ${LIBRARY_FLAG_HELP}
 export async function findDocument(library: Library, ref: string): Promise<StoredDocument> {
   const doc = (await library.document(ref)) ?? (existsSync(ref) ? await library.document(resolve(ref)) : undefined);
   if (!doc) {
-    throw new GroundworkError('IO', `no document with this id, id prefix or path in ${displayPath(library.dir)} (see 'groundwork ls')`, { file: ref });
+    throw new GroundworkError('IO', `no document with this id, id prefix or path in ${libraryLabel(library)} (see 'groundwork ls')`, { file: ref });
   }
   return doc;
 }
@@ -133,7 +134,7 @@ export function lsCommand(argv: readonly string[], io: CliIO): Promise<number> {
       return;
     }
     if (docs.length === 0) {
-      io.out(`The library ${displayPath(library.dir)} is empty: add files with 'groundwork ingest PATH'.\n`);
+      io.out(`The library ${libraryLabel(library)} is empty: add files with 'groundwork ingest PATH'.\n`);
       return;
     }
     const rows = docs.map((d) => [
@@ -223,7 +224,7 @@ export function statsCommand(argv: readonly string[], io: CliIO): Promise<number
       ['parse cache entries', String(stats.parseCacheEntries)],
       ...Object.entries(stats.byFormat).map(([format, n]): [string, string] => [`  ${format}`, String(n)]),
     ];
-    io.out(`Library ${displayPath(stats.dir)} (strategy ${stats.strategy}, tokenizer ${stats.tokenizer})\n\n`);
+    io.out(`Library ${libraryLabel(library)} (strategy ${stats.strategy}, tokenizer ${stats.tokenizer})\n\n`);
     io.out(formatTable(['', 'count'], rows, [1]));
   });
 }

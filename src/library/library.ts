@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -82,11 +83,19 @@ export interface LibraryOpenOptions {
    * SQLite in `DIR/library.sqlite`.
    */
   store?: StoreSpec | LibraryStore;
+  /**
+   * Shorthand for `store: { kind: 'postgres', url }`: the library in a PostgreSQL database
+   * (schema `groundwork`; name another with `store`). Ignored when `store` is given.
+   */
+  postgres?: string;
   /** Hears the blocks done of the total while an upgrade re-indexes every block. */
   onIndexRebuild?: (done: number, total: number) => void;
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** How a document's `original` names an original the store holds (see StoredDocument.original). */
+const STORE_ORIGINAL = 'store:';
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
 export function defaultLibraryDir(): string {
@@ -117,12 +126,27 @@ export class Library {
    */
   static async open(dir: string = defaultLibraryDir(), options: LibraryOpenOptions = {}): Promise<Library> {
     const abs = resolve(dir);
-    await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
-      throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
-    });
-    const given = options.store ?? { kind: 'sqlite', file: join(abs, 'library.sqlite') };
+    const given = options.store ?? (options.postgres !== undefined ? { kind: 'postgres', url: options.postgres } : { kind: 'sqlite', file: join(abs, 'library.sqlite') });
+    // The folder holds the SQLite file and kept originals; a store that keeps originals itself
+    // (a server database) needs none.
+    const keepsOriginals = isLibraryStore(given) ? typeof given.putOriginal === 'function' : given.kind !== 'sqlite';
+    if (!keepsOriginals) {
+      await mkdir(join(abs, 'files'), { recursive: true }).catch((cause: Error) => {
+        throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
+      });
+    }
     const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
     return new Library(abs, store);
+  }
+
+  /** Where the documents and blocks live, for messages (a file, or a server without credentials). */
+  get location(): string {
+    return this.store.location;
+  }
+
+  /** The kind of store the library is in (`sqlite`, `postgres`), undefined for one without a spec. */
+  get storeKind(): string | undefined {
+    return this.store.spec?.kind;
   }
 
   /** A write to the store, taking its turn where the store takes one writer at a time. */
@@ -328,13 +352,19 @@ export class Library {
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
   }
 
-  /** Copies the original to files/<aa>/<hash> (write to a temp name, then rename: never half a file). */
+  /**
+   * Keeps the original: in the store when it holds originals (a server database), else copied to
+   * files/<aa>/<hash> (written to a temp name, then renamed: never half a file).
+   */
   private async keepOriginal(path: string, docId: string): Promise<string> {
+    if (this.store.putOriginal) return this.store.putOriginal(docId, path);
     const rel = join('files', docId.slice(0, 2), docId);
     const target = join(this.dir, rel);
     const exists = await stat(target).then(() => true, () => false);
     if (!exists) {
-      await mkdir(join(this.dir, 'files', docId.slice(0, 2)), { recursive: true });
+      await mkdir(join(this.dir, 'files', docId.slice(0, 2)), { recursive: true }).catch((cause: Error) => {
+        throw new GroundworkError('IO', `cannot create the library's files folder: ${cause.message}`, { file: this.dir, cause });
+      });
       const tmp = `${target}.${process.pid}.tmp`;
       await copyFile(path, tmp);
       await rename(tmp, target);
@@ -372,15 +402,37 @@ export class Library {
   async remove(idOrPath: string): Promise<StoredDocument | undefined> {
     const doc = await this.document(idOrPath);
     if (doc) {
+      // The store removes an original it holds with the document; a copy in the folder goes here.
       await this.write(() => this.store.removeDocument(doc.id));
-      if (doc.original) rmSync(join(this.dir, doc.original), { force: true });
+      if (doc.original && !doc.original.startsWith(STORE_ORIGINAL)) rmSync(resolve(this.dir, doc.original), { force: true });
     }
     return doc;
   }
 
-  async stats(): Promise<StoreStats & { dir: string; strategy: string; tokenizer: string }> {
+  /**
+   * The kept original of a document (id, id prefix or path) as a stream of its bytes: from the
+   * store when it holds it, else from the library folder. NOT_FOUND when none was kept
+   * (ingested with `copyFiles: false`) or the document is unknown.
+   */
+  async openOriginal(idOrPath: string): Promise<Readable> {
+    const doc = await this.document(idOrPath);
+    if (!doc) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    if (!doc.original) throw new GroundworkError('NOT_FOUND', 'no original was kept for this document (ingested without copying)', { file: idOrPath });
+    if (doc.original.startsWith(STORE_ORIGINAL)) {
+      const stream = await this.store.openOriginal?.(doc.id);
+      if (!stream) throw new GroundworkError('NOT_FOUND', `the store ${this.store.location} holds no original for this document`, { file: idOrPath });
+      return stream;
+    }
+    const file = resolve(this.dir, doc.original);
+    await stat(file).catch((cause: Error) => {
+      throw new GroundworkError('NOT_FOUND', `the kept original is missing: ${cause.message}`, { file, cause });
+    });
+    return createReadStream(file);
+  }
+
+  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
-    return { dir: this.dir, ...settings, ...stats };
+    return { dir: this.dir, location: this.store.location, ...settings, ...stats };
   }
 
   /** Closes the store once the writes already started are done. */

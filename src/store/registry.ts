@@ -1,10 +1,12 @@
 import { GroundworkError } from '../errors.js';
+import { postgresStoreDefinition } from './postgres/postgres-definition.js';
 import { sqliteStoreDefinition } from './sqlite/sqlite-store.js';
 import type { LibraryStore, StoreDefinition, StoreOpenOptions, StoreSpec } from './types.js';
 
 /**
  * Store kinds by name: a spec `{ kind, ... }` is opened by the definition registered for its kind,
- * so any thread or process holding the plain object opens the same store. Built in: `sqlite`.
+ * so any thread or process holding the plain object opens the same store. Built in: `sqlite`,
+ * `postgres`.
  */
 const STORES = new Map<string, StoreDefinition<any>>();
 
@@ -39,4 +41,5 @@ export function isLibraryStore(value: StoreSpec | LibraryStore): value is Librar
   return typeof (value as LibraryStore).searchText === 'function' && typeof (value as LibraryStore).capabilities === 'object';
 }
 
-[sqliteStoreDefinition].forEach(registerStore);
+registerStore(sqliteStoreDefinition);
+registerStore(postgresStoreDefinition);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
@@ -47,7 +48,11 @@ export interface StoredDocument {
   tables: number;
   images: number;
   addedAt: string;
-  /** The kept original, relative to the library folder, when `copyFiles` was on. */
+  /**
+   * Where the kept original is, when `copyFiles` was on: a path relative to the library folder
+   * (`files/<aa>/<hash>`), an absolute path (in a folder named by the `files` option), or
+   * `store:<id>` when the store holds it (`LibraryStore.putOriginal`).
+   */
   original: string | null;
 }
 
@@ -191,6 +196,16 @@ export interface LibraryStore {
 
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
+
+  /**
+   * Stores that keep originals themselves (a server database, where no folder is shared) have these
+   * two; the Library then keeps originals through them, and copies them into a folder otherwise.
+   * `putOriginal` streams the file at `path` into the store as the original of `docId` (a no-op when
+   * it is there) and returns what the document's `original` records; `openOriginal` streams it back.
+   * `removeDocument` removes a document's original with it.
+   */
+  putOriginal?(docId: string, path: string): Promise<string>;
+  openOriginal?(docId: string): Promise<Readable | undefined>;
 }
 
 /** Options of opening a store that are not data (callbacks): they stay in the opening process. */

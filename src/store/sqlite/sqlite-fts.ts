@@ -1,5 +1,9 @@
 import type Database from 'better-sqlite3';
 import { blockIndexText } from '../../search/analyze.js';
+import { LENGTH_COLUMNS, lengthColumn, MIN_ROW_TOKENS, termCount, type LengthStats } from '../../search/bm25.js';
+
+// The ranking's definition (shared by every store) lives in src/search/bm25.ts.
+export { columnWeights, LENGTH_BOUNDS, LENGTH_COLUMNS, lengthColumn, MIN_ROW_TOKENS, termCount, type LengthStats } from '../../search/bm25.js';
 
 /**
  * The layout of the full-text index and the BM25 ranking over it.
@@ -20,84 +24,18 @@ import { blockIndexText } from '../../search/analyze.js';
  * document frequency and no match, only FTS5's average length, which the weights account for.
  */
 
-/** FTS5's bm25 constants (fixed in SQLite). */
-const K1 = 1.2;
-const B = 0.75;
-
 /** The padding token and the row length (in tokens) short rows are padded to. */
 export const PAD_TOKEN = '\uE000';
-export const MIN_ROW_TOKENS = 72;
 const PADDING = Array.from({ length: MIN_ROW_TOKENS + 1 }, (_, n) => ` ${PAD_TOKEN}`.repeat(n));
 
-/** Upper bounds (exclusive) of the length columns, in terms; the last column takes the rest. */
-// Steps of 1.25x: a block's length normaliser is within ~12% of its column mean's.
-export const LENGTH_BOUNDS: readonly number[] = [10, 13, 16, 20, 25, 31, 39, 49, 61, 76, 95, 119, 149, 186, 233, 291];
-export const LENGTH_COLUMNS = LENGTH_BOUNDS.length + 1;
 const COLUMN_NAMES = Array.from({ length: LENGTH_COLUMNS }, (_, c) => `l${c}`);
 
 /** The CREATE statement of the index (columns l0..l16, no content, no sizes). */
 export const CREATE_BLOCKS_FTS = `CREATE VIRTUAL TABLE blocks_fts USING fts5(${COLUMN_NAMES.join(', ')}, content='', columnsize=0, tokenize='unicode61 remove_diacritics 2')`;
 
-/** Number of terms of an index body (space-separated terms, as `blockIndexText` writes). */
-export function termCount(body: string): number {
-  if (body === '') return 0;
-  let n = 1;
-  for (let i = body.indexOf(' '); i !== -1; i = body.indexOf(' ', i + 1)) n++;
-  return n;
-}
-
-/** The column a body of `terms` terms is indexed in. */
-export function lengthColumn(terms: number): number {
-  let c = 0;
-  while (c < LENGTH_BOUNDS.length && terms >= LENGTH_BOUNDS[c]!) c++;
-  return c;
-}
-
 /** The text FTS5 indexes for a body of `terms` terms: the body, padded when short. */
 function indexedText(body: string, terms: number): string {
   return terms >= MIN_ROW_TOKENS ? body : body + PADDING[MIN_ROW_TOKENS - terms]!;
-}
-
-/**
- * Blocks and summed term counts per length column, as `fts_lengths` stores them; `tokens` is what
- * FTS5 counted in all (terms plus padding), from which it takes its average row length.
- */
-export interface LengthStats {
-  blocks: number[];
-  terms: number[];
-  tokens: number;
-}
-
-/**
- * The bm25() column weights for the index as it is now: L0 / L(mean length of the column).
- * Padding keeps L0 > 0; the other branch only guards an index written without it (weights large
- * enough that every score stays positive).
- */
-export function columnWeights(stats: LengthStats): number[] {
-  const blocks = stats.blocks.reduce((s, x) => s + x, 0);
-  const terms = stats.terms.reduce((s, x) => s + x, 0);
-  if (blocks === 0 || terms === 0) return new Array<number>(LENGTH_COLUMNS).fill(1);
-  const avgdl = terms / blocks;
-  // FTS5's L0 comes from its own average, padding included.
-  const l0 = 1 - B - (B * LENGTH_COLUMNS) / (Math.max(stats.tokens, terms) / blocks);
-  const normalisers = Array.from({ length: LENGTH_COLUMNS }, (_, c) => {
-    const n = stats.blocks[c]!;
-    const meanLength = n > 0 ? stats.terms[c]! / n : representativeLength(c);
-    return 1 - B + (B * meanLength) / avgdl;
-  });
-  if (l0 > MIN_L0) return normalisers.map((l) => l0 / l);
-  const scale = 2 * K1 * Math.abs(l0) * Math.max(...normalisers) + 1;
-  return normalisers.map((l) => scale / l);
-}
-
-/** Below this L0 the weights stop being exact (see columnWeights). */
-const MIN_L0 = 0.01;
-
-/** A length for an empty column (only used before any block lands there). */
-function representativeLength(c: number): number {
-  const lower = c === 0 ? 1 : LENGTH_BOUNDS[c - 1]!;
-  const upper = c < LENGTH_BOUNDS.length ? LENGTH_BOUNDS[c]! : lower * 2;
-  return Math.sqrt(lower * upper);
 }
 
 /** The `rank MATCH` argument that makes FTS5 order by BM25 with these weights. */

@@ -1,0 +1,472 @@
+import pg from 'pg';
+import type { Readable } from 'node:stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Document } from '../../document/types.js';
+import { GroundworkError, isGroundworkError } from '../../errors.js';
+import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
+import type {
+  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
+  StoredDocument, TextCandidate,
+} from '../types.js';
+import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
+import { indexEntry, IndexDelta } from './postgres-fts.js';
+import { readOriginal, writeOriginal } from './postgres-originals.js';
+import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
+import { migrate, quoteIdentifier } from './postgres-schema.js';
+import { PostgresSearch } from './postgres-search.js';
+
+type Row = Record<string, any>;
+
+/** Rows per page of block iteration. */
+const BLOCK_PAGE = 512;
+/** Blocks per insert statement (a document of many blocks is written in several, in its one transaction). */
+const INSERT_BATCH = 1000;
+/** Attempts of a write transaction that lost a deadlock or serialization race to another writer. */
+const WRITE_ATTEMPTS = 5;
+/** SQLSTATEs of a transaction that may succeed when run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/** Integers come back as numbers (counts, sizes, row ids stay below 2^53); the rest as node-postgres parses them. */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** The server, database and schema without credentials, for messages. */
+export function describeLocation(url: string, schema: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : '';
+    return `postgres://${user}${parsed.host}${parsed.pathname} (schema ${schema})`;
+  } catch {
+    return `a Postgres server (schema ${schema})`;
+  }
+}
+
+/**
+ * The server backend: a library in one schema of a PostgreSQL database, reached through a pool of
+ * connections (`pg`). Every write is one transaction on a connection of its own, so any number of
+ * writers (threads, processes, machines) may write at once: `concurrentWriters: true`. Readers see
+ * committed data only. Full text is the SQLite store's ranking computed from the same statistics
+ * (postgres-fts.ts, postgres-search.ts); originals may be kept in the database (`putOriginal`).
+ */
+export class PostgresStore implements LibraryStore {
+  readonly location: string;
+  readonly spec: PostgresStoreSpec;
+  readonly capabilities: StoreCapabilities = { concurrentWriters: true };
+  private readonly pool: pg.Pool;
+  private readonly schema: string;
+  private readonly search: PostgresSearch;
+  private closed = false;
+
+  private constructor(spec: PostgresStoreSpec) {
+    this.spec = spec;
+    this.schema = spec.schema ?? DEFAULT_SCHEMA;
+    this.location = describeLocation(spec.url, this.schema);
+    this.pool = new pg.Pool({ connectionString: spec.url, max: spec.poolSize ?? 10, types: TYPES });
+    // Every connection works in the library's schema (public stays on the path for extension types).
+    const searchPath = `SET search_path TO ${quoteIdentifier(this.schema)}, public`;
+    this.pool.on('connect', (client) => {
+      client.query(searchPath).catch(() => undefined);
+    });
+    // An idle connection the server dropped is replaced on next use; it must not crash the process.
+    this.pool.on('error', () => undefined);
+    this.search = new PostgresSearch(this.pool);
+  }
+
+  /**
+   * Connects, creates or migrates the schema (one process at a time, see postgres-schema.ts) and
+   * re-indexes every block when the index was built by another analyzer.
+   */
+  static async open(spec: PostgresStoreSpec, options: StoreOpenOptions = {}): Promise<PostgresStore> {
+    const store = new PostgresStore(spec);
+    try {
+      const client = await store.connect();
+      try {
+        await migrate(client, store.schema, (c) => store.checkAnalyzer(c, options.onIndexRebuild), spec.create ?? true);
+      } finally {
+        client.release();
+      }
+      return store;
+    } catch (error) {
+      await store.pool.end().catch(() => undefined);
+      throw store.translate(error);
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    if (this.closed) throw new GroundworkError('IO', 'the store is closed', { file: this.location });
+    try {
+      return await this.pool.connect();
+    } catch (cause) {
+      throw new GroundworkError('IO', `cannot connect to the Postgres server: ${(cause as Error).message}`, { file: this.location, cause });
+    }
+  }
+
+  /** A server error as a GroundworkError naming the store; ours and the caller's pass unchanged. */
+  private translate(error: unknown): unknown {
+    if (isGroundworkError(error) || !(error instanceof pg.DatabaseError)) return error;
+    return new GroundworkError('IO', `Postgres: ${error.message}${error.code ? ` (SQLSTATE ${error.code})` : ''}`, { file: this.location, cause: error });
+  }
+
+  /** One query on any pooled connection. */
+  private async query<R extends Row = Row>(sql: string, params: unknown[] = []): Promise<R[]> {
+    const client = await this.connect();
+    try {
+      return (await client.query<R>(sql, params)).rows;
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Runs `body` in one transaction (READ COMMITTED), again when it lost a deadlock to another
+   * writer (Postgres aborts one of the two; the statistics rows are locked in one order, but
+   * documents and paths of two writes can still cross).
+   */
+  private async transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await body(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const code = error instanceof pg.DatabaseError ? error.code : undefined;
+        if (code && RETRYABLE.has(code) && attempt < WRITE_ATTEMPTS) {
+          await new Promise((r) => setTimeout(r, 5 * 2 ** attempt * (0.5 + Math.random())));
+          continue;
+        }
+        throw this.translate(error);
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  /** Re-indexes every block when the index was built by another analyzer (inside the migration lock). */
+  private async checkAnalyzer(client: pg.PoolClient, onIndexRebuild: StoreOpenOptions['onIndexRebuild']): Promise<void> {
+    const { rows } = await client.query<{ value: string }>("SELECT value FROM settings WHERE key = 'index.analyzer'");
+    if (rows[0]?.value === ANALYZER_VERSION) return;
+    await rebuildIndex(client, onIndexRebuild);
+    await client.query(
+      "INSERT INTO settings (key, value) VALUES ('index.analyzer', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [ANALYZER_VERSION],
+    );
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const rows = await this.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+    return rows[0]?.value;
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async pathRecord(path: string): Promise<PathRecord | undefined> {
+    const rows = await this.query<PathRecord>('SELECT path, doc_id AS "docId", size, mtime_ms AS "mtimeMs" FROM paths WHERE path = $1', [path]);
+    return rows[0];
+  }
+
+  async documentInfo(docId: string): Promise<{ configHash: string } | undefined> {
+    const rows = await this.query<{ configHash: string }>('SELECT config_hash AS "configHash" FROM documents WHERE id = $1', [docId]);
+    return rows[0];
+  }
+
+  async recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }> {
+    return this.transaction(async (client) => {
+      const delta = new IndexDelta();
+      const result = await this.putPath(client, record, delta);
+      await delta.apply(client);
+      return result;
+    });
+  }
+
+  /**
+   * Points `path` at its document; a document left with no path is deleted (it was replaced). The
+   * path row is locked first (or inserted: a concurrent insert of the same path makes this wait
+   * and then take the row as it was committed), then the replaced document's row, before its
+   * remaining paths are counted, so a path added to it meanwhile is seen.
+   */
+  private async putPath(client: pg.PoolClient, record: PathRecord, delta: IndexDelta): Promise<{ replacedDocId: string | null }> {
+    let previous: string | undefined;
+    for (;;) {
+      const { rows } = await client.query<{ doc_id: string }>('SELECT doc_id FROM paths WHERE path = $1 FOR UPDATE', [record.path]);
+      if (rows[0]) {
+        previous = rows[0].doc_id;
+        await client.query('UPDATE paths SET doc_id = $2, size = $3, mtime_ms = $4 WHERE path = $1', [record.path, record.docId, record.size, record.mtimeMs]);
+        break;
+      }
+      const inserted = await client.query(
+        'INSERT INTO paths (path, doc_id, size, mtime_ms) VALUES ($1, $2, $3, $4) ON CONFLICT (path) DO NOTHING',
+        [record.path, record.docId, record.size, record.mtimeMs],
+      );
+      if (inserted.rowCount === 1) break;
+    }
+    if (previous === undefined || previous === record.docId) return { replacedDocId: null };
+    const locked = await client.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [previous]);
+    if (locked.rowCount === 0) return { replacedDocId: null };
+    const { rowCount } = await client.query('SELECT 1 FROM paths WHERE doc_id = $1 LIMIT 1', [previous]);
+    if (rowCount) return { replacedDocId: null };
+    await this.deleteDocumentRows(client, previous, delta);
+    return { replacedDocId: previous };
+  }
+
+  async writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }> {
+    const { document: doc } = write;
+    return this.transaction(async (client) => {
+      const delta = new IndexDelta();
+      // The document row first: a second writer of the same content waits here for the first to commit.
+      const { rows } = await client.query<{ existed: boolean }>(
+        `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (id) DO UPDATE SET format = excluded.format, mime = excluded.mime, title = excluded.title, language = excluded.language,
+           page_count = excluded.page_count, metadata = excluded.metadata, warnings = excluded.warnings, strategy = excluded.strategy,
+           config_hash = excluded.config_hash, tables = excluded.tables, images = excluded.images,
+           original = coalesce(excluded.original, documents.original)
+         RETURNING (xmax <> 0) AS existed`,
+        [
+          doc.id, doc.format, doc.mime, toPgText(doc.title ?? null), doc.language ?? null, doc.pageCount ?? null, doc.source.bytes,
+          toPgJson(doc.metadata ?? {}), toPgJson(doc.warnings ?? []), write.strategy, write.configHash,
+          doc.elements.filter((e) => e.kind === 'table').length, doc.elements.filter((e) => e.kind === 'image').length,
+          write.original, new Date().toISOString(),
+        ],
+      );
+      // Re-chunking with another configuration replaces the document's blocks; its paths stay.
+      if (rows[0]!.existed) await this.deleteBlocks(client, doc.id, delta);
+      for (let from = 0; from < write.blocks.length; from += INSERT_BATCH) {
+        const blocks = write.blocks.slice(from, from + INSERT_BATCH);
+        const bodies = blocks.map((block, i) => write.indexTexts?.[from + i] ?? blockIndexText(block));
+        await this.insertBlocks(client, blocks, bodies, delta);
+      }
+      if (write.parseCacheKey) {
+        await client.query(
+          'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document, created_at = excluded.created_at',
+          [write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString()],
+        );
+      }
+      const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
+      await delta.apply(client);
+      return replaced;
+    });
+  }
+
+  /** Inserts blocks and their index rows in one statement; counts them into `delta`. */
+  private async insertBlocks(client: pg.PoolClient, blocks: readonly Block[], bodies: readonly string[], delta: IndexDelta): Promise<void> {
+    const columns: unknown[][] = BLOCK_COLUMNS.map(() => []);
+    for (const block of blocks) blockValues(block).forEach((value, c) => columns[c]!.push(value));
+    const index = { ids: [] as string[], parts: [] as number[], cols: [] as number[], lengths: [] as number[], terms: [] as string[] };
+    blocks.forEach((block, i) => {
+      const entry = indexEntry(bodies[i]!);
+      entry.parts.forEach((terms, part) => {
+        index.ids.push(block.id);
+        index.parts.push(part);
+        index.cols.push(entry.column);
+        index.lengths.push(entry.length);
+        index.terms.push(terms);
+      });
+      delta.add(entry);
+    });
+    const n = BLOCK_COLUMNS.length;
+    const unnest = BLOCK_COLUMN_TYPES.map((type, c) => `$${c + 1}::${type === 'json' ? 'text' : type}[]`).join(', ');
+    const selected = BLOCK_COLUMNS.map((column) => {
+      const name = column.replace(/"/g, '');
+      if (name === 'heading_path') return 'ARRAY(SELECT json_array_elements_text(u.heading_path::json))';
+      const type = BLOCK_COLUMN_TYPES[BLOCK_COLUMNS.indexOf(column)];
+      return type === 'json' ? `u.${column}::json` : `u.${column}`;
+    });
+    await client.query(
+      `WITH u AS (SELECT * FROM unnest(${unnest}) WITH ORDINALITY AS u(${BLOCK_COLUMNS.join(', ')}, n)),
+       ins AS (INSERT INTO blocks (${BLOCK_COLUMNS.join(', ')}) SELECT ${selected.join(', ')} FROM u ORDER BY u.n RETURNING rowid, id)
+       INSERT INTO block_terms (rowid, part, col, length, terms)
+       SELECT ins.rowid, t.part, t.col, t.length, t.terms::tsvector
+       FROM unnest($${n + 1}::text[], $${n + 2}::int[], $${n + 3}::int[], $${n + 4}::int[], $${n + 5}::text[]) AS t(id, part, col, length, terms)
+       JOIN ins ON ins.id = t.id`,
+      [...columns, index.ids, index.parts, index.cols, index.lengths, index.terms],
+    );
+  }
+
+  /** Deletes a document's blocks (their index rows cascade), counting what leaves the index into `delta`. */
+  private async deleteBlocks(client: pg.PoolClient, docId: string, delta: IndexDelta): Promise<void> {
+    const { rows } = await client.query<{ part: number; length: number; lexemes: string[] }>(
+      `SELECT t.part, t.length, tsvector_to_array(t.terms) AS lexemes FROM block_terms t JOIN blocks b ON b.rowid = t.rowid WHERE b.doc_id = $1`,
+      [docId],
+    );
+    for (const row of rows) delta.remove(row);
+    await client.query('DELETE FROM blocks WHERE doc_id = $1', [docId]);
+  }
+
+  /** Deletes a document with everything that hangs off it (paths cascade). */
+  private async deleteDocumentRows(client: pg.PoolClient, docId: string, delta: IndexDelta): Promise<void> {
+    await this.deleteBlocks(client, docId, delta);
+    await client.query('DELETE FROM documents WHERE id = $1', [docId]);
+    await client.query('DELETE FROM originals WHERE doc_id = $1', [docId]);
+  }
+
+  async removeDocument(docId: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const { rowCount } = await client.query('SELECT 1 FROM documents WHERE id = $1 FOR UPDATE', [docId]);
+      if (!rowCount) return false;
+      const delta = new IndexDelta();
+      await this.deleteDocumentRows(client, docId, delta);
+      await client.query('DELETE FROM parse_cache WHERE doc_id = $1', [docId]);
+      await delta.apply(client);
+      return true;
+    });
+  }
+
+  async cachedParse(key: string): Promise<Document | undefined> {
+    const rows = await this.query<{ document: Buffer }>('SELECT document FROM parse_cache WHERE key = $1', [key]);
+    return rows[0] ? (JSON.parse(gunzipSync(rows[0].document).toString('utf8')) as Document) : undefined;
+  }
+
+  async listDocuments(): Promise<StoredDocument[]> {
+    return (await this.query(`${DOCUMENT_SELECT} ORDER BY d.added_at, d.id`)).map(toStoredDocument);
+  }
+
+  async getDocument(idOrPath: string): Promise<StoredDocument | undefined> {
+    const byPath = await this.pathRecord(idOrPath);
+    const key = byPath ? byPath.docId : idOrPath;
+    const prefix = `${key.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    const rows = await this.query(`${DOCUMENT_SELECT} WHERE d.id = $1 OR d.id LIKE $2 ORDER BY d.id = $1 DESC, d.id LIMIT 2`, [key, prefix]);
+    if (rows.length > 1 && rows[0]!.id !== key) {
+      throw new GroundworkError('INVALID_OPTIONS', `'${idOrPath}' matches more than one document id; give more characters`);
+    }
+    return rows[0] ? toStoredDocument(rows[0]) : undefined;
+  }
+
+  async blocksOf(docId: string): Promise<Block[]> {
+    return (await this.query('SELECT * FROM blocks WHERE doc_id = $1 ORDER BY ordinal', [docId])).map(toBlock);
+  }
+
+  /**
+   * Every block by (doc_id, ordinal), read through a cursor inside one REPEATABLE READ transaction
+   * on a connection of its own: one snapshot, as one statement would see, while other connections
+   * go on writing. Pages of BLOCK_PAGE rows; leaving the loop early closes the transaction.
+   */
+  async *iterateBlocks(): AsyncIterable<BlockWithPath> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await client.query(
+        `DECLARE blocks_cursor NO SCROLL CURSOR FOR
+         SELECT b.*, (SELECT min(p.path) FROM paths p WHERE p.doc_id = b.doc_id) AS path FROM blocks b ORDER BY b.doc_id, b.ordinal, b.rowid`,
+      );
+      for (;;) {
+        const { rows } = await client.query(`FETCH ${BLOCK_PAGE} FROM blocks_cursor`);
+        for (const row of rows) yield { ...toBlock(row), path: row.path ?? null };
+        if (rows.length < BLOCK_PAGE) break;
+      }
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+    }
+  }
+
+  async searchText(query: string, k: number, filter: SearchFilter = {}): Promise<TextCandidate[]> {
+    return this.search.candidates(query, k, filter).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async rankText(query: string, k: number): Promise<RankedBlock[]> {
+    return this.search.rank(query, k).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  /**
+   * Keeps the file at `path` as the original of `docId`, streamed into the database in parts;
+   * returns the reference to record in the document's `original`. A no-op when it is stored.
+   */
+  async putOriginal(docId: string, path: string): Promise<string> {
+    await this.transaction((client) => writeOriginal(client, docId, path));
+    return `${STORE_ORIGINAL_PREFIX}${docId}`;
+  }
+
+  /** The kept original of `docId` as a stream, or undefined when the store holds none. */
+  async openOriginal(docId: string): Promise<Readable | undefined> {
+    return readOriginal(this.pool, docId).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async stats(): Promise<StoreStats> {
+    const [row] = await this.query(`SELECT
+      (SELECT count(*) FROM documents) AS documents, (SELECT count(*) FROM blocks) AS blocks, (SELECT count(*) FROM paths) AS paths,
+      (SELECT coalesce(sum(tokens), 0) FROM blocks) AS tokens, (SELECT coalesce(sum(bytes), 0) FROM documents) AS bytes,
+      (SELECT count(*) FROM parse_cache) AS parse_cache_entries,
+      (SELECT coalesce(json_object_agg(format, n ORDER BY format), '{}') FROM (SELECT format, count(*) AS n FROM documents GROUP BY format) f) AS by_format`);
+    return {
+      documents: row!.documents,
+      blocks: row!.blocks,
+      paths: row!.paths,
+      tokens: Number(row!.tokens),
+      bytes: Number(row!.bytes),
+      byFormat: row!.by_format,
+      parseCacheEntries: row!.parse_cache_entries,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+/** How a document's `original` names an original kept inside the store. */
+export const STORE_ORIGINAL_PREFIX = 'store:';
+
+const DOCUMENT_SELECT = `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
+  ARRAY(SELECT p.path FROM paths p WHERE p.doc_id = d.id ORDER BY p.path) AS path_list FROM documents d`;
+
+/**
+ * Re-creates the index rows and statistics from the blocks with the current analyzer, in pages
+ * (the migration lock is held, so no writer runs meanwhile).
+ */
+async function rebuildIndex(client: pg.PoolClient, onProgress: StoreOpenOptions['onIndexRebuild']): Promise<void> {
+  await client.query('DELETE FROM block_terms; DELETE FROM term_df; DELETE FROM fts_lengths; DELETE FROM index_stats');
+  const total = onProgress ? Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n) : 0;
+  const report = total > 0 ? onProgress : undefined;
+  report?.(0, total);
+  let done = 0;
+  for (let last = 0; ; ) {
+    const { rows } = await client.query<{ rowid: number; heading_path: string[]; text: string }>(
+      'SELECT rowid, heading_path, text FROM blocks WHERE rowid > $1 ORDER BY rowid LIMIT 2000',
+      [last],
+    );
+    if (rows.length === 0) break;
+    const delta = new IndexDelta();
+    const index = { rowids: [] as number[], parts: [] as number[], cols: [] as number[], lengths: [] as number[], terms: [] as string[] };
+    for (const row of rows) {
+      const block = toBlock({ ...row, heading_path: row.heading_path });
+      const entry = indexEntry(blockIndexText(block));
+      entry.parts.forEach((terms, part) => {
+        index.rowids.push(row.rowid);
+        index.parts.push(part);
+        index.cols.push(entry.column);
+        index.lengths.push(entry.length);
+        index.terms.push(terms);
+      });
+      delta.add(entry);
+    }
+    await client.query(
+      `INSERT INTO block_terms (rowid, part, col, length, terms)
+       SELECT rowid, part, col, length, terms::tsvector FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS t(rowid, part, col, length, terms)`,
+      [index.rowids, index.parts, index.cols, index.lengths, index.terms],
+    );
+    // Applied per page: the document-frequency map of a large library would not fit otherwise.
+    await delta.apply(client);
+    last = rows[rows.length - 1]!.rowid;
+    done += rows.length;
+    report?.(Math.min(done, total), total);
+  }
+}

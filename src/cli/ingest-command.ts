@@ -11,6 +11,7 @@ import {
   CONTENT_FLAGS_HELP,
   count,
   displayPath,
+  formatBytes,
   formatTable,
   HELP_FLAG_SPEC,
   LIBRARY_FLAG_HELP,
@@ -23,6 +24,9 @@ import {
 } from './common.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
 import { ProgressLine, terminalOf } from './progress.js';
+import { queueFrom } from './queue-common.js';
+import { enqueueFiles } from '../queue/enqueue.js';
+import { redactUrl } from '../queue/connection.js';
 
 export const INGEST_HELP = `Usage: groundwork ingest PATH... [options]
 
@@ -43,6 +47,10 @@ ${LIBRARY_FLAG_HELP}
   --dry-run             parse and chunk, report what would change, write nothing
   --workers N           parsing threads (default: cores - 1, at least 1, at most 8; 0 = no threads)
   --json                print the report as JSON instead of a table
+  --queue               record the files as jobs in the library's queue and return (needs
+                        --postgres); 'groundwork worker' processes ingest them, on any machine
+                        that reads the same paths; 'groundwork jobs' shows progress
+  --retry-limit N       with --queue: attempts after the first when a worker is lost (default 3)
 ${CONTENT_FLAGS_HELP}
 
 ${CHUNK_FLAGS_HELP}
@@ -66,6 +74,8 @@ const SPECS = {
   'dry-run': { type: 'boolean' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
+  queue: { type: 'boolean' },
+  'retry-limit': { type: 'string' },
   ...CONTENT_FLAG_SPECS,
 } as const;
 
@@ -90,6 +100,9 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
 
+    if (flag(args, 'queue')) return await queueFiles(args, finalOptions, io);
+    if (args.values['retry-limit'] !== undefined) throw new UsageError('--retry-limit needs --queue');
+
     const terminal = terminalOf(io);
     const progress = terminal?.errIsTTY ? new ProgressLine(io.err, terminal.columns) : undefined;
     let report: IngestReport;
@@ -108,6 +121,34 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
   } finally {
     await library?.close();
   }
+}
+
+/** `ingest --queue`: the files become jobs for `groundwork worker`; nothing is parsed here. */
+async function queueFiles(args: ParsedArgs, options: IngestOptions, io: CliIO): Promise<number> {
+  const queue = queueFrom(args, 'ingest --queue');
+  if (options.dryRun) throw new UsageError('--dry-run and --queue cannot be used together');
+  const retryLimit = integerValue(args, 'retry-limit', 0);
+  const { onProgress: _unused, ...carried } = options;
+  const report = await enqueueFiles(args.positionals, queue, { ...carried, ...(retryLimit !== undefined && { retryLimit }) });
+  if (flag(args, 'json')) {
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const rows: [string, string][] = [
+      ['files queued', String(report.queued)],
+      ['already queued or done', String(report.alreadyQueued)],
+      ['bytes queued', formatBytes(report.bytesQueued)],
+      ['files rejected', String(report.rejected.length)],
+      ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
+    ];
+    let text = `Queue ${report.schema}.${report.queue} on ${redactUrl(queue.url)}\n\n${formatTable(['', 'count'], rows, [1])}`;
+    if (report.rejected.length > 0) {
+      text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
+      for (const r of report.rejected) text += formatRejected(r);
+    }
+    text += `\nRun 'groundwork worker --postgres URL' on each ingest machine; 'groundwork jobs --postgres URL' shows progress.\n`;
+    io.out(text);
+  }
+  return report.queued + report.alreadyQueued === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
 /** The library's ingest options from the flags; the chunk flags are mapped as `chunk` maps them. */

@@ -10,6 +10,8 @@ import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHO
 import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
 import { TUNE_HELP, tuneCommand } from './tune-command.js';
+import { JOBS_HELP, jobsCommand } from './jobs-command.js';
+import { WORKER_HELP, workerCommand } from './worker-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export function version(): string {
@@ -38,6 +40,8 @@ Commands:
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
+  worker          take ingest jobs from a Postgres library's queue (ingest --queue) and ingest them
+  jobs            the queue: jobs waiting, running, done, failed (with reasons), workers' throughput
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
 
 The library commands take --library DIR (default: $GROUNDWORK_HOME, else ./.groundwork).
@@ -67,6 +71,8 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   demo: { run: demoCommand, help: () => DEMO_HELP },
   eval: { run: evalCommand, help: () => EVAL_HELP },
   tune: { run: tuneCommand, help: () => TUNE_HELP },
+  worker: { run: workerCommand, help: () => WORKER_HELP },
+  jobs: { run: jobsCommand, help: () => JOBS_HELP },
 };
 
 /** Runs one command line and returns the exit code; never calls process.exit, so output drains. */

@@ -37,7 +37,7 @@ const INSERT_BATCH = 200;
 export async function enqueueFiles(
   paths: string | string[],
   queue: QueueOptions | QueueConnection,
-  options: IngestOptions & EnqueueOptions & { onProgress?: (p: EnqueueProgress) => void } = {},
+  options: Omit<IngestOptions, 'onProgress'> & EnqueueOptions & { onProgress?: (p: EnqueueProgress) => void } = {},
 ): Promise<EnqueueReport> {
   const started = performance.now();
   const { retryLimit, expireInSeconds, onProgress, ...ingest } = options;

@@ -32,9 +32,9 @@ export type EnqueueOptions = z.input<typeof ENQUEUE_OPTIONS_SCHEMA>;
 
 /** A worker process: how many files at once, how often it polls and beats, when it gives up on others. */
 export const WORKER_OPTIONS_SCHEMA = z.strictObject({
-  /** Files ingested at once by this worker (each batch of jobs goes through one Library ingest). Default 1. */
+  /** Files parsed at once by this worker (the parsing workers of each batch's Library ingest). Default 1. */
   concurrency: z.number().int().min(1).max(64).default(1),
-  /** Jobs taken per fetch (per concurrent slot). Default 4: amortises each ingest's start-up. */
+  /** Jobs taken per fetch, per unit of concurrency. Default 4: each batch's ingest start-up is shared by its files. */
   batchSize: z.number().int().min(1).max(100).default(4),
   /** How long an idle worker waits before asking for jobs again. Default 1 s. */
   pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),

@@ -120,7 +120,7 @@ class QueueWorker {
     const beat = setInterval(() => void this.heartbeat().catch((error: Error) => this.emit({ type: 'error', error })), this.settings.heartbeatMs);
     try {
       await this.heartbeat();
-      await Promise.all(Array.from({ length: this.settings.concurrency }, () => this.slot()));
+      await this.loop();
     } finally {
       clearInterval(beat);
       await this.q.pool
@@ -130,8 +130,12 @@ class QueueWorker {
     return { ...this.stats };
   }
 
-  /** One concurrent slot: fetch a batch, ingest it, settle its jobs; sleep when the queue is empty. */
-  private async slot(): Promise<void> {
+  /**
+   * Fetch a batch, ingest it, settle its jobs; sleep when the queue is empty. A batch is
+   * `batchSize` jobs per unit of concurrency, ingested by one Library call whose parsing workers
+   * are `concurrency` (one pool per batch: its start-up is shared by the batch's files).
+   */
+  private async loop(): Promise<void> {
     while (!this.stopping) {
       let jobs: PgBoss.JobWithMetadata<IngestJob>[];
       try {
@@ -157,7 +161,7 @@ class QueueWorker {
   /** Fetches jobs and records this worker as their owner in one transaction (a crash in between takes nothing). */
   private take(): Promise<PgBoss.JobWithMetadata<IngestJob>[]> {
     return this.q.transaction(async (client) => {
-      const jobs = await this.q.boss.fetch<IngestJob>(this.q.queue, { batchSize: this.settings.batchSize, includeMetadata: true, db: bossDb(client) });
+      const jobs = await this.q.boss.fetch<IngestJob>(this.q.queue, { batchSize: this.settings.batchSize * this.settings.concurrency, includeMetadata: true, db: bossDb(client) });
       if (jobs.length > 0) {
         await client.query(
           `INSERT INTO ${this.s}.gw_job_owners (job_id, worker_id) SELECT unnest($1::uuid[]), $2
@@ -184,7 +188,7 @@ class QueueWorker {
       groups.set(key, [...(groups.get(key) ?? []), v]);
     }
     for (const group of groups.values()) {
-      const options = { ...(group[0]!.data.options as IngestOptions), workers: 1 };
+      const options = { ...(group[0]!.data.options as IngestOptions), workers: this.settings.concurrency };
       let report;
       try {
         report = await this.library.addFiles(group.map((g) => g.data.path), options);

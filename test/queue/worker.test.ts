@@ -61,15 +61,18 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     // The scanned PDF needs OCR: seconds of work, long enough to kill a worker in the middle of it.
     const { dir, good, broken } = corpusFolder([...SMALL, 'pdf-scanned/loremipsum-flat.pdf'], { broken: true });
     const slow = good.at(-1)!;
+    // Queued first, so a worker takes it at once.
+    expect((await enqueueFiles(slow, queue, {})).queued).toBe(1);
     const queued = await enqueueFiles(dir, queue, {});
-    expect(queued.queued).toBe(good.length + 1);
+    expect(queued).toMatchObject({ queued: good.length, alreadyQueued: 1 });
 
     const flags = ['--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema, '--exit-when-idle', '--batch', '1', '--poll', '0.2', '--heartbeat', '1', '--stale-after', '4'];
     const workers: ChildProcess[] = [];
+    const logs: string[] = [];
     const exits: Promise<number | null>[] = [];
     for (let i = 0; i < 3; i++) {
       const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/main.ts'), 'worker', ...flags], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stderr!.resume();
+      child.stderr!.on('data', (d: Buffer) => logs.push(`[worker ${i}] ${d.toString()}`));
       child.stdout!.resume();
       workers.push(child);
       exits.push(new Promise((resolve) => child.on('exit', (code) => resolve(code))));
@@ -78,7 +81,7 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     // Wait until a worker holds the slow file's job, then kill that worker.
     const s = `"${schema}_queue"`;
     let victim: { worker_id: string; pid: number } | undefined;
-    const deadline = Date.now() + 150_000;
+    const deadline = Date.now() + 120_000;
     while (!victim && Date.now() < deadline) {
       const rows = await query<{ worker_id: string; pid: number }>(
         `SELECT o.worker_id, w.pid FROM ${s}.gw_job_owners o JOIN ${s}.job j ON j.id = o.job_id JOIN ${s}.gw_workers w ON w.id = o.worker_id WHERE j.data->>'path' = $1`,
@@ -87,14 +90,14 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
       victim = rows[0];
       if (!victim) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(victim, 'a worker took the slow file').toBeDefined();
+    expect(victim, `a worker took the slow file; the workers said:\n${logs.join('')}`).toBeDefined();
     const killedChild = workers.find((w) => w.pid === victim!.pid)!;
     expect(killedChild).toBeDefined();
     killedChild.kill('SIGKILL');
     const killedAt = Date.now();
 
     const codes = await Promise.all(exits);
-    expect(codes.filter((c) => c === 0)).toHaveLength(2);
+    expect(codes.filter((c) => c === 0), logs.join('')).toHaveLength(2);
 
     const status = await queueStatus(queue);
     expect(status.counts).toMatchObject({ created: 0, retry: 0, active: 0, completed: good.length, failed: 1 });

@@ -276,7 +276,7 @@ export const BLOCKS_PER_DOC = 100;
  * columns, document frequencies, length statistics). Also writes terms.sqlite, the same analyzed terms for
  * MiniSearch. Built into a temporary folder and renamed, so an interrupted build is never reused.
  */
-async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; buildSeconds: number | null; sqliteMB: number }> {
+export async function ensureSearchLibrary(blockCount: number): Promise<{ dir: string; buildSeconds: number | null; sqliteMB: number }> {
   const dir = join(tmpdir(), `groundwork-bench-library-${BLOCKS_VERSION}-${blockCount}`);
   if (existsSync(join(dir, 'done'))) {
     return { dir, buildSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')), sqliteMB: statSync(join(dir, 'library.sqlite')).size / MB };

@@ -72,7 +72,7 @@ export async function main(): Promise<void> {
     const paperQueries = ['Section 3.2 trace trees', 'chapter 6 implementation', '§ 6.4 preemption', 'the fifth section register allocation'];
     const rows: (string | number)[][] = [];
     const add = async (kind: string, queries: string[], options: RetrievalOptionsInput, storeToo: boolean) => {
-      const store = storeToo ? await timed(queries, (q) => Promise.resolve(library.search(q, { k: 10, ...(options.filter && { filter: options.filter as never }) }))) : undefined;
+      const store = storeToo ? await timed(queries, (q) => Promise.resolve(library.searchText(q, { k: 10, ...(options.filter && { filter: options.filter as never }) }))) : undefined;
       const pipeline = await timed(queries, (q) => retrieve(q, { k: 10, ...options }, sources));
       rows.push([kind, queries.length, store ? store.p50 : '-', store ? store.p99 : '-', pipeline.p50, pipeline.p99]);
     };

@@ -10,11 +10,16 @@ export type ErrorCode =
   | 'IO'
   | 'INVALID_OPTIONS'
   | 'NOT_FOUND'
-  | 'EMBEDDER';
+  | 'EMBEDDER'
+  /**
+   * The worker parsing a file died without an answer: a native crash (SIGSEGV, abort) or an exit
+   * of a library it uses. A fault of the engine on that file, not a verdict that the file is damaged.
+   */
+  | 'CRASHED';
 
 /** Every code, for exhaustive tables (CLI exit codes, HTTP statuses, docs). */
 export const ERROR_CODES: readonly ErrorCode[] = [
-  'ENCRYPTED', 'CORRUPT', 'EMPTY', 'UNSUPPORTED', 'TOO_LARGE', 'LIMIT_EXCEEDED', 'TIMEOUT', 'IO', 'INVALID_OPTIONS', 'NOT_FOUND', 'EMBEDDER',
+  'ENCRYPTED', 'CORRUPT', 'EMPTY', 'UNSUPPORTED', 'TOO_LARGE', 'LIMIT_EXCEEDED', 'TIMEOUT', 'IO', 'INVALID_OPTIONS', 'NOT_FOUND', 'EMBEDDER', 'CRASHED',
 ];
 
 /**

@@ -2,6 +2,7 @@
 export { parse, DEFAULT_MAX_BYTES } from './parse.js';
 export { chunk, chunkText, type ChunkOptions } from './chunk.js';
 export { ERROR_CODES, GroundworkError, isGroundworkError, type ErrorCode, type LimitInfo } from './errors.js';
+export { CHUNK_LIMITS_SCHEMA, DEFAULT_CHUNK_LIMITS, DEFAULT_PARSE_LIMITS, PARSE_LIMITS_SCHEMA, type ChunkLimits, type ParseLimits } from './limits.js';
 export { countTokens, encodeWithOffsets, getTokenizer } from './tokens/index.js';
 export type { TokenOffsets, Tokenizer, TokenizerName } from './tokens/types.js';
 export { getChunker, listChunkers, registerChunker, DEFAULT_STRATEGY } from './chunkers/registry.js';
@@ -19,8 +20,12 @@ export {
 export { exportBlock, EXPORT_FORMATS, type ExportFormat } from './library/export.js';
 export type {
   Block, BlockWithPath, DocumentWrite, PathRecord, RankedBlock, StoredDocument, SearchFilter, SearchHit, StoreCapabilities, StoreDefinition, StoreOpenOptions, StoreSpec,
-  StoreStats, LibraryStore, TextCandidate,
+  StoreStats, LibraryStore, TextCandidate, WriteResult,
 } from './store/types.js';
+export {
+  CheckOptionsSchema, resolveCheckOptions, type CheckFinding, type CheckOptions, type CheckRepair, type CheckReport, type CheckScope, type CheckSeverity,
+  type ResolvedCheckOptions,
+} from './store/check.js';
 export { openStore, registerStore, storeKinds } from './store/registry.js';
 export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './store/sqlite/sqlite-store.js';
 export { analyze as analyzeForSearch } from './search/analyze.js';
@@ -53,3 +58,11 @@ export {
   type WorkerRow,
   type WorkerStats,
 } from './queue/index.js';
+export * from './mcp/index.js';
+export {
+  serve, buildServer, ServeOptionsSchema, registerServePlugin, loadKeys as loadApiKeys, newKey as newApiKey, KEY_SCOPES, STATUS_OF as HTTP_STATUS_OF,
+  type ServeOptions, type ServeHandle, type ServeContext, type ServePlugin, type ApiKey, type KeyScope,
+} from './serve/index.js';
+export {
+  IngestRequestOptionsSchema, ParseRequestOptionsSchema, ChunkRequestOptionsSchema, type IngestRequestOptions, type ParseRequestOptions, type ChunkRequestOptions,
+} from './options/ingest.js';

@@ -4,6 +4,7 @@ import { buildDocument, contentHash } from './document/build.js';
 import type { Document, DocumentDraft } from './document/types.js';
 import { detect } from './detect/detect.js';
 import { GroundworkError, isGroundworkError } from './errors.js';
+import { engineLimitError, limitExceeded, resolveParseLimits, withParseLimits, type ParseLimits } from './limits.js';
 import { getParser } from './parsers/registry.js';
 import { resolveReviewOptions } from './parsers/review-options.js';
 import type { ParseOptions } from './parsers/types.js';
@@ -25,6 +26,7 @@ const LEGACY_FORMATS: Partial<Record<string, string>> = {
 export async function parse(input: string | Uint8Array, options: ParseOptions = {}): Promise<Document> {
   const review = resolveReviewOptions(options);
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const limits = resolveParseLimits(options as Record<string, unknown>);
   let bytes: Uint8Array;
   let path: string | undefined;
   let mtime: string | undefined;
@@ -34,7 +36,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
       throw new GroundworkError('IO', `cannot read: ${cause.code === 'ENOENT' ? 'no such file' : cause.message}`, { file: path, cause });
     });
     if (info.isDirectory()) throw new GroundworkError('IO', 'is a directory, not a file', { file: path });
-    if (info.size > maxBytes) throw new GroundworkError('TOO_LARGE', `${info.size} bytes exceeds the limit of ${maxBytes} bytes (maxBytes)`, { file: path });
+    if (info.size > maxBytes) throw tooLarge(info.size, maxBytes, path);
     mtime = info.mtime.toISOString();
     bytes = await readFile(path).catch((cause: Error) => {
       throw new GroundworkError('IO', `cannot read: ${cause.message}`, { file: path, cause });
@@ -44,7 +46,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
   }
   const name = options.name ?? (path ? basename(path) : undefined);
   const label = path ?? name ?? '<bytes>';
-  if (bytes.length > maxBytes) throw new GroundworkError('TOO_LARGE', `${bytes.length} bytes exceeds the limit of ${maxBytes} bytes (maxBytes)`, { file: label });
+  if (bytes.length > maxBytes) throw tooLarge(bytes.length, maxBytes, label);
   if (bytes.length === 0) throw new GroundworkError('EMPTY', 'the file is empty (0 bytes)', { file: label });
 
   const detection = detect(bytes, { name, format: options.format });
@@ -56,32 +58,63 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
     throw new GroundworkError('UNSUPPORTED', LEGACY_FORMATS[detection.format] ?? `format '${detection.format}' (${detection.mime}) is not supported yet`, { file: label });
   }
   let draft;
+  let doc: Document;
   try {
-    draft = await parser.parse(
+    draft = await withParseLimits(limits, () => parser.parse(
       { bytes, name: label, format: detection.format, ...(detection.text !== undefined && { text: detection.text }), ...(detection.encoding && { encoding: detection.encoding }) },
       options,
-    );
+    ));
+    checkTables(draft, limits);
+    if (detection.encoding && !draft.encoding) draft.encoding = detection.encoding;
+    if (review.comments === 'exclude') draft.elements = draft.elements.filter((el) => el.kind !== 'comment');
+    doc = buildDocument(draft, {
+      id: contentHash(bytes),
+      bytes: bytes.length,
+      ...(name !== undefined && { name }),
+      ...(path !== undefined && { path }),
+      ...(mtime !== undefined && { mtime }),
+    });
   } catch (error) {
-    if (isGroundworkError(error)) {
-      throw error.file ? error : new GroundworkError(error.code, error.message, { file: label, cause: error });
-    }
-    throw new GroundworkError('CORRUPT', `could not be parsed as ${detection.format}: ${(error as Error).message}`, { file: label, cause: error });
+    throw asParseError(error, label, detection.format, limits);
   }
-  if (detection.encoding && !draft.encoding) draft.encoding = detection.encoding;
-  if (review.comments === 'exclude') draft.elements = draft.elements.filter((el) => el.kind !== 'comment');
-  const doc = buildDocument(draft, {
-    id: contentHash(bytes),
-    bytes: bytes.length,
-    ...(name !== undefined && { name }),
-    ...(path !== undefined && { path }),
-    ...(mtime !== undefined && { mtime }),
-  });
   doc.parserVersion = parser.version;
   if (draft.attachments?.length) doc.children = await parseAttachments(draft.attachments, label, options, doc.warnings);
   if (doc.elements.length === 0 && !doc.children?.length) {
     throw new GroundworkError('EMPTY', 'no text content was found', { file: label });
   }
   return doc;
+}
+
+/**
+ * What a failure inside a parser means for the user. A GroundworkError keeps its code (gaining the
+ * file name). The engine's own limits are not damage: a stack overflow (nesting too deep for the
+ * parser) or a failed allocation (too big to hold) is LIMIT_EXCEEDED naming the limit. Anything
+ * else a parser throws means the bytes are not a valid file of the format: CORRUPT.
+ */
+function asParseError(error: unknown, label: string, format: string, limits: ParseLimits): GroundworkError {
+  if (isGroundworkError(error)) {
+    return error.file ? error : new GroundworkError(error.code, error.message, { file: label, cause: error, ...(error.limit && { limit: error.limit }) });
+  }
+  const limit = engineLimitError(error, limits.maxNesting);
+  if (limit) return new GroundworkError(limit.code, limit.message, { file: label, cause: error, ...(limit.limit && { limit: limit.limit }) });
+  return new GroundworkError('CORRUPT', `could not be parsed as ${format}: ${(error as Error).message}`, { file: label, cause: error });
+}
+
+function tooLarge(size: number, maxBytes: number, file: string): GroundworkError {
+  return new GroundworkError('TOO_LARGE', `${size} bytes exceeds the limit of ${maxBytes} bytes (maxBytes; raise it with --max-bytes)`, { file, limit: { name: 'maxBytes', value: maxBytes, flag: '--max-bytes' } });
+}
+
+/** A table row wider than `maxTableColumns` is refused before the document is rendered and chunked. */
+function checkTables(draft: DocumentDraft, limits: ParseLimits): void {
+  for (const el of draft.elements) {
+    const rows = el.table?.rows;
+    if (!rows) continue;
+    for (let r = 0; r < rows.length; r++) {
+      if (rows[r]!.length > limits.maxTableColumns) {
+        throw limitExceeded('maxTableColumns', limits.maxTableColumns, `a table row has ${rows[r]!.length} columns, more than a table may have`);
+      }
+    }
+  }
 }
 
 /**

@@ -43,7 +43,7 @@ let timings: { lang: string; ms: number; hits: number }[];
 
 if (engine === 'store') {
   const library = await Library.open(cacheDir);
-  timings = await runQueries(async (q) => (await library.search(q, { k: K })).length);
+  timings = await runQueries(async (q) => (await library.searchText(q, { k: K })).length);
   await library.close();
 } else if (engine === 'fts') {
   const db = new Database(join(cacheDir, 'library.sqlite'), { readonly: true });

@@ -1,6 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
 import { detectEncoding } from '../detect/encoding.js';
-import { GroundworkError } from '../errors.js';
+import { GroundworkError, type LimitInfo } from '../errors.js';
 
 /**
  * A ZIP reader for untrusted archives held in memory (OOXML, ODF, EPUB containers and user ZIPs).
@@ -122,10 +122,10 @@ export class ZipArchive {
     if (entry.encrypted) throw this.error('ENCRYPTED', `entry '${entry.name}' is encrypted; remove the password and try again`);
     const declared = entry.uncompressedSize;
     if (declared > this.limits.maxEntrySize) {
-      throw this.error('LIMIT_EXCEEDED', `entry '${entry.name}' declares ${declared} bytes, over the per-entry limit of ${this.limits.maxEntrySize} (maxEntrySize)`);
+      throw this.error('LIMIT_EXCEEDED', `entry '${entry.name}' declares ${declared} bytes, over the per-entry limit of ${this.limits.maxEntrySize} (maxEntrySize)`, undefined, { name: 'maxEntrySize', value: this.limits.maxEntrySize });
     }
     if (this.inflatedTotal + declared > this.limits.maxTotalUncompressed) {
-      throw this.error('LIMIT_EXCEEDED', `reading entry '${entry.name}' would inflate more than ${this.limits.maxTotalUncompressed} bytes in total (maxTotalUncompressed)`);
+      throw this.error('LIMIT_EXCEEDED', `reading entry '${entry.name}' would inflate more than ${this.limits.maxTotalUncompressed} bytes in total (maxTotalUncompressed)`, undefined, { name: 'maxTotalUncompressed', value: this.limits.maxTotalUncompressed });
     }
     const data = this.compressedData(entry);
     let out: Uint8Array;
@@ -195,8 +195,8 @@ export class ZipArchive {
     return out;
   }
 
-  private error(code: 'CORRUPT' | 'LIMIT_EXCEEDED' | 'ENCRYPTED' | 'UNSUPPORTED', message: string, cause?: unknown): GroundworkError {
-    return new GroundworkError(code, message, { ...(this.file !== undefined && { file: this.file }), ...(cause !== undefined && { cause }) });
+  private error(code: 'CORRUPT' | 'LIMIT_EXCEEDED' | 'ENCRYPTED' | 'UNSUPPORTED', message: string, cause?: unknown, limit?: LimitInfo): GroundworkError {
+    return new GroundworkError(code, message, { ...(this.file !== undefined && { file: this.file }), ...(cause !== undefined && { cause }), ...(limit && { limit }) });
   }
 }
 
@@ -220,8 +220,8 @@ export function isUnsafeEntryName(name: string): boolean {
 const SEGMENT_SEPARATOR = /[\\/]/;
 
 function readCentralDirectory(bytes: Uint8Array, limits: ZipLimits, file: string | undefined): ZipEntry[] {
-  const fail = (code: 'CORRUPT' | 'LIMIT_EXCEEDED', message: string): never => {
-    throw new GroundworkError(code, message, file !== undefined ? { file } : {});
+  const fail = (code: 'CORRUPT' | 'LIMIT_EXCEEDED', message: string, limit?: LimitInfo): never => {
+    throw new GroundworkError(code, message, { ...(file !== undefined && { file }), ...(limit && { limit }) });
   };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const eocd = findEocd(bytes, view);
@@ -233,7 +233,7 @@ function readCentralDirectory(bytes: Uint8Array, limits: ZipLimits, file: string
     const zip64 = readZip64Eocd(bytes, view, eocd);
     if (zip64) ({ count, size, offset } = zip64);
   }
-  if (count > limits.maxEntries) fail('LIMIT_EXCEEDED', `the archive lists ${count} entries, over the limit of ${limits.maxEntries} (maxEntries)`);
+  if (count > limits.maxEntries) fail('LIMIT_EXCEEDED', `the archive lists ${count} entries, over the limit of ${limits.maxEntries} (maxEntries)`, { name: 'maxEntries', value: limits.maxEntries });
   if (offset + size > bytes.length || offset > eocd) fail('CORRUPT', 'the central directory lies outside the file (truncated or damaged archive)');
 
   const raw: { name: Uint8Array; utf8: boolean; entry: Omit<ZipEntry, 'name'> }[] = [];
@@ -269,7 +269,7 @@ function readCentralDirectory(bytes: Uint8Array, limits: ZipLimits, file: string
     p = next;
   }
   if (declaredTotal > limits.maxTotalUncompressed) {
-    fail('LIMIT_EXCEEDED', `the entries declare ${declaredTotal} bytes uncompressed, over the limit of ${limits.maxTotalUncompressed} (maxTotalUncompressed)`);
+    fail('LIMIT_EXCEEDED', `the entries declare ${declaredTotal} bytes uncompressed, over the limit of ${limits.maxTotalUncompressed} (maxTotalUncompressed)`, { name: 'maxTotalUncompressed', value: limits.maxTotalUncompressed });
   }
   const names = decodeNames(raw);
   const entries: ZipEntry[] = [];
@@ -279,7 +279,7 @@ function readCentralDirectory(bytes: Uint8Array, limits: ZipLimits, file: string
     if (isUnsafeEntryName(name)) fail('CORRUPT', `entry name '${name}' points outside the archive (path traversal, "zip slip"); the archive is refused`);
     if (info.uncompressedSize > RATIO_CHECK_MIN_BYTES && info.uncompressedSize > limits.maxRatio * Math.max(1, info.compressedSize)) {
       const ratio = Math.round(info.uncompressedSize / Math.max(1, info.compressedSize));
-      fail('LIMIT_EXCEEDED', `entry '${name}' would inflate ${ratio}-fold (${info.compressedSize} -> ${info.uncompressedSize} bytes), over the ratio limit of ${limits.maxRatio} (maxRatio): a zip bomb`);
+      fail('LIMIT_EXCEEDED', `entry '${name}' would inflate ${ratio}-fold (${info.compressedSize} -> ${info.uncompressedSize} bytes), over the ratio limit of ${limits.maxRatio} (maxRatio): a zip bomb`, { name: 'maxRatio', value: limits.maxRatio });
     }
     entries.push({ name, ...info });
   }

@@ -3,7 +3,7 @@ import { graphemeCeil, graphemeFloor, isGraphemeBoundary } from '../text/graphem
 import { MathIndex } from '../text/math.js';
 import { isSpace, splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
-import { describeChunks, rejectUnknownOptions, resolveSizes, sliceCounter, textChunk, tokenWindows, type Window } from './token.js';
+import { describeChunks, rejectUnknownOptions, resolveSizes, sliceCounter, textChunk, tokenEndsOf, tokenWindows, type Window } from './token.js';
 import type { ChunkerDefinition } from './types.js';
 
 /**
@@ -60,7 +60,7 @@ interface Unit {
 export function sentenceWindows(text: string, options: SentenceChunkOptions, tokenizer: Tokenizer): Window[] {
   if (!NON_SPACE.test(text)) return [];
   // One encoding of the whole text; every sentence and chunk count re-tokenizes only its edges.
-  const countTokens = sliceCounter(text, tokenizer, 0, tokenizer.encodeWithOffsets(text).ends);
+  const countTokens = sliceCounter(text, tokenizer, 0, tokenEndsOf(tokenizer, text));
   const measure = options.lengthUnit === 'tokens' ? countTokens : (a: number, b: number) => b - a;
   const units = sentenceUnits(text, options, tokenizer, measure, new MathIndex(text));
   const windows = packUnits(units, options, measure);

@@ -315,7 +315,8 @@ class Packer {
       first = false;
       const huge = end - start > this.limitFor(contentOf(piece)) * 32;
       const tokens = huge ? Infinity : this.count(this.base.slice(start, end));
-      if (this.fitsAlone(piece, tokens)) out.push({ ...piece, tokens });
+      // The piece is fresh: sized in place, not copied (one object per sentence of a long paragraph).
+      if (this.fitsAlone(piece, tokens)) out.push(Object.assign(piece, { tokens }));
       else if (typeof oversize === 'function') oversize(piece);
       else if (oversize === 'loose' && unit.kind !== 'code') this.splitLoose(piece, out);
       else out.push(...this.splitByTokens(piece));

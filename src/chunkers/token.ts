@@ -70,7 +70,7 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
   from = graphemeFloor(text, from);
   to = graphemeCeil(text, to);
   const slice = from === 0 && to === text.length ? text : text.slice(from, to);
-  const { ends } = tokenizer.encodeWithOffsets(slice);
+  const ends = tokenEndsOf(tokenizer, slice);
   const n = ends.length;
   // Offset where token i starts (= where token i-1 ends), as an absolute, grapheme-safe cut.
   const cutBefore = (i: number): number => (i <= 0 ? from : i >= n ? to : graphemeFloor(text, from + ends[i - 1]!));
@@ -154,7 +154,12 @@ const PUNCTUATION_SYNC = new Set(['cl100k_base', 'o200k_base']);
  * `ends` are the token ends (relative to `from`) of the encoding of the text from `from`: for a
  * pre-tokenized vocabulary it re-counts only the edges of each slice (countBySyncPoints).
  */
-export function sliceCounter(text: string, tokenizer: Tokenizer, from: number, ends: readonly number[]): (a: number, b: number) => number {
+/** Where each token of `text` ends, 4 bytes a token (the tokenizer's `tokenEnds`, else a copy of its offsets). */
+export function tokenEndsOf(tokenizer: Tokenizer, text: string): ArrayLike<number> {
+  return tokenizer.tokenEnds ? tokenizer.tokenEnds(text) : tokenizer.encodeWithOffsets(text).ends;
+}
+
+export function sliceCounter(text: string, tokenizer: Tokenizer, from: number, ends: ArrayLike<number>): (a: number, b: number) => number {
   if (!SPACE_SYNC.has(tokenizer.name)) return (a, b) => tokenizer.count(text.slice(a, b));
   const punctuation = PUNCTUATION_SYNC.has(tokenizer.name);
   return (a, b) => countBySyncPoints(text, a, b, from, ends, tokenizer, punctuation);
@@ -165,7 +170,7 @@ export function sliceCounter(text: string, tokenizer: Tokenizer, from: number, e
  * sync point after `a`, from the last one before `b`) are counted again; the tokens in between are
  * read off the whole-text encoding. Falls back to counting the slice when it has no two sync points.
  */
-function countBySyncPoints(text: string, a: number, b: number, from: number, ends: readonly number[], tokenizer: Tokenizer, punctuation: boolean): number {
+function countBySyncPoints(text: string, a: number, b: number, from: number, ends: ArrayLike<number>, tokenizer: Tokenizer, punctuation: boolean): number {
   let r = a + 1;
   while (r < b && !isSyncPoint(text, r, punctuation)) r++;
   let l = b - 1;
@@ -194,7 +199,7 @@ function isPunctuation(c: number): boolean {
 }
 
 /** How many tokens end at or before offset `x` (ends is non-decreasing): a binary search. */
-function tokensEndingBy(ends: readonly number[], x: number): number {
+function tokensEndingBy(ends: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = ends.length;
   while (lo < hi) {

@@ -7,6 +7,7 @@ import { GroundworkError } from '../errors.js';
 import { exclusive, flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { buildChunkOptions, effectiveTokenizer, TOKENIZERS, validateChunkOptions } from './chunk-options.js';
 import { CHUNK_FLAG_SPECS, HELP_FLAG_SPEC, PARSE_FLAG_SPECS, PARSE_FLAGS_HELP, parseFileArg, parseOptionsFrom, printWarnings, singleFile } from './common.js';
+import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom } from './limit-flags.js';
 import { EXIT_OK, readInputBytes, reportError, STDIN_NAME, type CliIO } from './io.js';
 
 export const CHUNK_FLAGS_HELP = `Chunk options:
@@ -42,6 +43,7 @@ Output:
                         (offsets then refer to that text): what LangChain or llmware would be given
 
 ${CHUNK_FLAGS_HELP}
+${CHUNK_LIMIT_FLAGS_HELP}
 
 ${PARSE_FLAGS_HELP}
 
@@ -56,6 +58,7 @@ const SPECS = {
   ...HELP_FLAG_SPEC,
   ...PARSE_FLAG_SPECS,
   ...CHUNK_FLAG_SPECS,
+  ...CHUNK_LIMIT_FLAG_SPECS,
   json: { type: 'boolean' },
   jsonl: { type: 'boolean' },
   raw: { type: 'boolean' },
@@ -82,8 +85,8 @@ export async function chunkCommand(argv: readonly string[], io: CliIO): Promise<
       return EXIT_OK;
     }
     exclusive(args, ['json', 'jsonl']);
-    const options = chunkOptionsFrom(args);
-    validateChunkOptions(options);
+    const options: ChunkOptions = { ...chunkOptionsFrom(args), ...chunkLimitsFrom(args) };
+    validateChunkOptions(chunkOptionsFrom(args));
     const parseOptions = parseOptionsFrom(args);
     const file = singleFile(args);
     label = file === '-' ? STDIN_NAME : file;

@@ -11,6 +11,7 @@ import type { StoreSpec } from '../store/types.js';
 import { commaList, integerValue, stringValue, flag, UsageError, type OptionSpecs, type ParsedArgs } from './args.js';
 import { STDIN_NAME, type CliIO } from './io.js';
 import { indexRebuildReporter } from './progress.js';
+import { PARSE_LIMIT_FLAG_SPECS, PARSE_LIMIT_FLAGS_HELP, parseLimitsFrom } from './limit-flags.js';
 
 /** Flags every command that parses documents accepts. */
 /** Parse flags shared by `parse`, `chunk` and `ingest` (ingest takes all but --format/--max-bytes). */
@@ -22,6 +23,7 @@ export const CONTENT_FLAG_SPECS = {
   'ocr-lang': { type: 'string' },
   comments: { type: 'string' },
   revisions: { type: 'string' },
+  ...PARSE_LIMIT_FLAG_SPECS,
 } as const satisfies OptionSpecs;
 
 export const PARSE_FLAG_SPECS = {
@@ -35,7 +37,8 @@ export const CONTENT_FLAGS_HELP = `  --json-keys a,b       JSON/JSONL: keys whos
   --password P          password for encrypted PDFs
   --ocr auto|on|off     OCR scanned pages and images: auto = pages without usable text (default)
   --ocr-lang L          Tesseract languages, e.g. eng, chi_sim, eng+chi_sim (default: eng+chi_sim)
-${reviewFlagsHelp()}`;
+${reviewFlagsHelp()}
+${PARSE_LIMIT_FLAGS_HELP}`;
 
 export const HELP_FLAG_SPEC = { help: { type: 'boolean', short: 'h' } } as const satisfies OptionSpecs;
 
@@ -89,6 +92,7 @@ export function parseOptionsFrom(args: ParsedArgs): ParseOptions {
   }
   const maxBytes = integerValue(args, 'max-bytes', 1);
   if (maxBytes !== undefined) options.maxBytes = maxBytes;
+  Object.assign(options, parseLimitsFrom(args));
   return options;
 }
 

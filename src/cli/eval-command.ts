@@ -2,7 +2,7 @@ import { baselineConfigs, parseStrategySpec, type EvalConfig } from '../eval/con
 import { loadDataset, sampleQuestions, type EvalDataset } from '../eval/dataset.js';
 import { evaluate, findMisses, type ConfigRun, type EvalProgress, type EvalResult, type Miss } from '../eval/runner.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError } from './args.js';
-import { count, formatTable, HELP_FLAG_SPEC, truncateToWidth } from './common.js';
+import { count, DATABASE_URL_ENV, formatTable, HELP_FLAG_SPEC, truncateToWidth } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { formatDuration, terminalOf } from './progress.js';
 
@@ -33,6 +33,8 @@ Options:
   --seed S              sampling seed (default: groundwork); same inputs, same numbers
   --misses              also list the questions no configuration found (not even half of a span
                         in the top k), with their search terms
+  --postgres URL        build each throw-away library in a fresh schema of this PostgreSQL database
+                        (dropped after; default $GROUNDWORK_DATABASE_URL, else SQLite in a temp folder)
   --json                a JSON array, one object per configuration and dataset: config, k,
                         questions, hitAtK, partialHitAtK, mrr, recall, precision, precisionOmega,
                         iou, budget, hitAtBudget, partialHitAtBudget, chunks, meanChars, p90Chars,
@@ -51,6 +53,7 @@ const SPECS = {
   seed: { type: 'string' },
   misses: { type: 'boolean' },
   json: { type: 'boolean' },
+  postgres: { type: 'string' },
 } as const;
 
 export const DEFAULT_SEED = 'groundwork';
@@ -69,13 +72,16 @@ export async function evalCommand(argv: readonly string[], io: CliIO): Promise<n
     const seed = stringValue(args, 'seed') ?? DEFAULT_SEED;
     const configs = configsFrom(stringValues(args, 'strategy'));
     const datasets = args.positionals.map(loadDataset);
+    const postgres = stringValue(args, 'postgres') ?? (process.env[DATABASE_URL_ENV]?.trim() || undefined);
+    if (postgres !== undefined && postgres.trim() === '') throw new UsageError('--postgres needs a URL (postgres://user:password@host:port/database)');
+    const scratchStore = postgres === undefined ? undefined : async () => (await import('../store/postgres/postgres-scratch.js')).openScratchPostgres(postgres);
 
     const progress = progressFor(io);
     const reports: { dataset: EvalDataset; runs: ConfigRun[]; misses: Miss[] }[] = [];
     try {
       for (const dataset of datasets) {
         const questions = sampleQuestions(dataset.questions, limit, seed);
-        const runs = await evaluate(dataset, questions, configs, { k, budget, onProgress: (p) => progress?.(dataset.name, p) });
+        const runs = await evaluate(dataset, questions, configs, { k, budget, onProgress: (p) => progress?.(dataset.name, p), ...(scratchStore && { scratchStore }) });
         reports.push({ dataset, runs, misses: flag(args, 'misses') ? findMisses(questions, runs) : [] });
       }
     } finally {

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { DEFAULT_STRATEGY } from '../chunkers/registry.js';
-import { GroundworkError } from '../errors.js';
+import { GroundworkError, type LimitInfo } from '../errors.js';
 import { type Library, type IngestOptions, type IngestReport, type RejectedFile } from '../library/library.js';
+import type { EmbeddingReport } from '../library/vectors.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { chunkOptionsFrom, CHUNK_FLAGS_HELP } from './chunk-command.js';
 import { validateChunkOptions } from './chunk-options.js';
@@ -22,7 +23,9 @@ import {
   openLibrary,
   parseOptionsFrom,
 } from './common.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, embedFlagsFrom } from './embed-options.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
+import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom, FILE_LIMIT_FLAG_SPECS, FILE_LIMIT_FLAGS_HELP, fileLimitsFrom } from './limit-flags.js';
 import { ProgressLine, terminalOf } from './progress.js';
 import { queueFrom } from './queue-common.js';
 import { enqueueFiles } from '../queue/enqueue.js';
@@ -45,15 +48,27 @@ ${LIBRARY_FLAG_HELP}
   --no-copy             do not keep a copy of each original (under the library's files/ folder,
                         or in the database with --postgres)
   --dry-run             parse and chunk, report what would change, write nothing
-  --workers N           parsing threads (default: cores - 1, at least 1, at most 8; 0 = no threads)
+  --workers N           worker processes that parse and chunk (default: cores - 1, at least
+                        1, at most 8; 0 = all in this process, without the per-file limits)
+${FILE_LIMIT_FLAGS_HELP}
   --json                print the report as JSON instead of a table
   --queue               record the files as jobs in the library's queue and return (needs
                         --postgres); 'groundwork worker' processes ingest them, on any machine
                         that reads the same paths; 'groundwork jobs' shows progress
   --retry-limit N       with --queue: attempts after the first when a worker is lost (default 3)
+  --no-embed            store blocks only, even when an embedder is configured (groundwork embed
+                        adds the vectors later)
 ${CONTENT_FLAGS_HELP}
 
 ${CHUNK_FLAGS_HELP}
+${CHUNK_LIMIT_FLAGS_HELP}
+
+${EMBED_FLAGS_HELP}
+  When an embedder is configured (flags, environment, or the library's settings from an earlier
+  run), new blocks are embedded as they are stored, in batches across documents: blocks land first,
+  vectors follow. A document whose embedding fails stays stored without vectors and is listed with
+  EMBEDDER; groundwork embed adds them later. The library keeps one model: an embedder of another
+  model is refused (use groundwork embed --model to switch).
 
 On a terminal, a progress line (files, MB, rate, ETA, current file) is drawn on stderr.
 The report lists documents added, updated and unchanged, blocks, pages, tables, images, the number
@@ -76,7 +91,11 @@ const SPECS = {
   json: { type: 'boolean' },
   queue: { type: 'boolean' },
   'retry-limit': { type: 'string' },
+  'no-embed': { type: 'boolean' },
   ...CONTENT_FLAG_SPECS,
+  ...FILE_LIMIT_FLAG_SPECS,
+  ...CHUNK_LIMIT_FLAG_SPECS,
+  ...EMBED_FLAG_SPECS,
 } as const;
 
 export async function ingestCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -102,13 +121,24 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
 
     if (flag(args, 'queue')) return await queueFiles(args, finalOptions, io);
     if (args.values['retry-limit'] !== undefined) throw new UsageError('--retry-limit needs --queue');
+    if (!flag(args, 'no-embed') && !finalOptions.dryRun) await library.useEmbedder({ flags: embedFlagsFrom(args) });
 
     const terminal = terminalOf(io);
     const progress = terminal?.errIsTTY ? new ProgressLine(io.err, terminal.columns) : undefined;
+    // Ctrl-C stops the batch cleanly (workers killed, what has committed kept, the report printed);
+    // a second Ctrl-C quits at once.
+    const stop = new AbortController();
+    const onInterrupt = () => {
+      if (stop.signal.aborted) process.exit(130);
+      stop.abort();
+      io.err('\nstopping: the documents already written are kept (Ctrl-C again to quit now)\n');
+    };
+    process.on('SIGINT', onInterrupt);
     let report: IngestReport;
     try {
-      report = await library.addFiles(args.positionals, { ...finalOptions, ...(progress && { onProgress: (p) => progress.update(p) }) });
+      report = await library.addFiles(args.positionals, { ...finalOptions, signal: stop.signal, ...(progress && { onProgress: (p) => progress.update(p) }) });
     } finally {
+      process.off('SIGINT', onInterrupt);
       progress?.finish();
     }
 
@@ -157,7 +187,7 @@ export function ingestOptionsFrom(args: ParsedArgs, defaultStrategy: string): In
   const chunkOptions = chunkOptionsFrom(flags);
   validateChunkOptions(chunkOptions);
   const { strategy = defaultStrategy, tokenizer, ...strategyOptions } = chunkOptions;
-  const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: strategyOptions };
+  const options: IngestOptions & { strategy: string } = { strategy, chunkOptions: { ...strategyOptions, ...chunkLimitsFrom(args) }, ...fileLimitsFrom(args) };
   if (tokenizer !== undefined) options.tokenizer = tokenizer;
   const parseOptions = parseOptionsFrom(args);
   if (Object.keys(parseOptions).length > 0) options.parseOptions = parseOptions;
@@ -217,7 +247,8 @@ export function formatReport(report: IngestReport, library: string, strategy: st
   const title = report.dryRun
     ? `Dry run (nothing written) for ${library}, strategy ${strategy}`
     : `Library ${library}, strategy ${strategy}`;
-  let text = `${title}\n\n${formatTable(['', 'count'], rows, [1])}`;
+  let text = `${title}${report.aborted ? ' (stopped before every file was done)' : ''}\n\n${formatTable(['', 'count'], rows, [1])}`;
+  if (report.embedding) text += `\n${formatEmbedding(report.embedding)}`;
   if (report.rejected.length > 0) {
     text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
     for (const r of report.rejected) text += formatRejected(r);
@@ -225,14 +256,34 @@ export function formatReport(report: IngestReport, library: string, strategy: st
   return text;
 }
 
+/** Vectors: blocks embedded, reused, split; documents whose embedding failed. */
+export function formatEmbedding(e: EmbeddingReport): string {
+  const rows: [string, string][] = [
+    ['blocks with vectors', String(e.blocks)],
+    ['texts embedded', String(e.embedded)],
+    ['blocks reused', String(e.reused)],
+    ['blocks split (too long)', String(e.split)],
+    ['tokens sent', String(e.tokens)],
+  ];
+  let text = `Vectors (${e.model})\n\n${formatTable(['', 'count'], rows, [1])}`;
+  if (e.failed.length > 0) {
+    text += `\n${count(e.failed.length, 'document')} stored without vectors:\n`;
+    for (const f of e.failed) text += `  ${displayPath(f.path)} [${f.code}]: ${f.reason.startsWith(`${f.path}: `) ? f.reason.slice(f.path.length + 2) : f.reason}\n`;
+  }
+  return text;
+}
+
 function formatRejected(r: RejectedFile): string {
   // Reasons usually start with the path; it is already on the line.
   const reason = r.reason.startsWith(`${r.path}: `) ? r.reason.slice(r.path.length + 2) : r.reason;
-  return `  ${displayPath(r.path)} [${r.code}]: ${reason}\n    -> ${rejectionHint(r.code, r.path)}\n`;
+  return `  ${displayPath(r.path)} [${r.code}]: ${reason}\n    -> ${rejectionHint(r.code, r.path, r.limit)}\n`;
 }
 
-/** What a user can do about a rejected file, by its code. */
-export function rejectionHint(code: string, path: string): string {
+/** What a user can do about a rejected file, by its code (and the limit it hit, when it names one). */
+export function rejectionHint(code: string, path: string, limit?: LimitInfo): string {
+  if (limit?.flag && (code === 'LIMIT_EXCEEDED' || code === 'TIMEOUT' || code === 'TOO_LARGE')) {
+    return `the file is over a limit (${limit.name} ${limit.value}): if you trust it, raise the limit with ${limit.flag}; otherwise --exclude it`;
+  }
   switch (code) {
     case 'ENCRYPTED':
       return /\.pdf$/i.test(path)
@@ -248,6 +299,10 @@ export function rejectionHint(code: string, path: string): string {
       return 'nothing to index (no text in the file): remove it or --exclude it';
     case 'LIMIT_EXCEEDED':
       return 'the file exceeds a safety limit (nesting, entries or expansion): check where it came from';
+    case 'TIMEOUT':
+      return 'the file took longer than --file-timeout to parse and chunk: raise it (e.g. --file-timeout 10m) or --exclude the file';
+    case 'CRASHED':
+      return 'the parser crashed on this file (a fault of Groundwork or a library it uses, not proof the file is damaged): please report it, and --exclude the file meanwhile';
     case 'IO':
       return 'the file could not be read: check that it exists and that you may read it';
     default:

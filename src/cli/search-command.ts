@@ -1,12 +1,11 @@
 import type { Format } from '../document/types.js';
 import type { Library } from '../library/library.js';
 import { supportedFormats } from '../parsers/registry.js';
-import { librarySources } from '../retrieval/library-source.js';
 import { SEARCH_MODES, type RetrievalOptionsInput, type SearchMode } from '../retrieval/options.js';
-import { retrieve, type RetrievalResult, type RetrievedHit } from '../retrieval/pipeline.js';
+import type { RetrievalResult, RetrievedHit } from '../retrieval/pipeline.js';
 import type { SearchFilter } from '../store/types.js';
 import { openReranker } from '../embed/config.js';
-import { RERANK_FLAG_SPECS, RERANK_FLAGS_HELP, rerankFlagsFrom } from './embed-options.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, embedFlagsFrom, RERANK_FLAG_SPECS, RERANK_FLAGS_HELP, rerankFlagsFrom } from './embed-options.js';
 import { commaList, flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { count, displayPath, HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, openExistingLibrary } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
@@ -15,7 +14,13 @@ import { terminalOf } from './progress.js';
 
 export const SEARCH_HELP = `Usage: groundwork search QUERY [options]
 
-Full-text search (BM25) over the library's blocks. QUERY is plain text in any language: Chinese is
+Searches the library's blocks by keywords (BM25), by meaning (vectors: the query is embedded with the
+library's model and compared with the blocks' vectors), or both (hybrid: the two rankings fused by
+reciprocal rank fusion, k = 60, with optional --weights). The default is hybrid when the library has
+vectors of its model and an embedder is configured (flags, GROUNDWORK_EMBEDDINGS_*, or the library's
+settings), else bm25. Filters apply before ranking in every mode: k hits are k hits of the filter.
+
+Keywords: QUERY is plain text in any language: Chinese is
 segmented into words, English is case-folded and stemmed; quotes, AND/OR/NOT, -, *, : and other
 punctuation are ordinary characters, never query syntax (they cannot cause an error). Several words
 after the command are joined into one query; a query that starts with - goes after -- (as in
@@ -41,7 +46,9 @@ ${LIBRARY_FLAG_HELP}
                         texts joined by > ("二、建设内容 > （二）"); best with --doc
   --literal             search the query as written (section references are not looked up)
   --neighbors N         add N blocks before and after each hit (default 0)
-  --mode M              ${SEARCH_MODES.join(', ')} (default bm25 until the library has vectors)
+  --mode M              ${SEARCH_MODES.join(', ')} (default hybrid when the library has vectors, else
+                        bm25); vector and hybrid need the embedder of the library's model
+  --weights W           fusion weights, e.g. --weights bm25=1,vector=2 (0 leaves one out)
   --explain             show how each hit was found: scores and ranks per retriever, the section
                         the query named and how it was resolved; with --json, an object
                         { hits, keywords, section, explanation } instead of the array
@@ -49,6 +56,8 @@ ${LIBRARY_FLAG_HELP}
                         GROUNDWORK_RERANK_* environment); its score is added to each hit's scores
 
 ${RERANK_FLAGS_HELP}
+
+${EMBED_FLAGS_HELP}
 
 Readable output: rank, score, path, page(s), heading path, and the snippet with the matched words
 highlighted (bold on a terminal, between « » otherwise).
@@ -70,7 +79,9 @@ const SPECS = {
   mode: { type: 'string' },
   explain: { type: 'boolean' },
   rerank: { type: 'boolean' },
+  weights: { type: 'string' },
   ...RERANK_FLAG_SPECS,
+  ...EMBED_FLAG_SPECS,
 } as const;
 
 export async function searchCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -92,7 +103,10 @@ export async function searchCommand(argv: readonly string[], io: CliIO): Promise
 
     const options = searchOptions(args, k, filter);
     const reranker = options.rerank ? openReranker({ flags: rerankFlagsFrom(args) })?.reranker : undefined;
-    const result = await retrieve(query, options, { ...librarySources(library), ...(reranker && { reranker }) });
+    const embedFlags = embedFlagsFrom(args);
+    // Flags name the embedder for this search only; without them the library's settings and the environment do.
+    if (Object.keys(embedFlags).length > 0 && options.mode !== 'bm25') await library.useEmbedder({ flags: embedFlags, persist: false });
+    const result = await library.search(query, options, { ...(reranker && { reranker }) });
     const { hits } = result;
     const explain = flag(args, 'explain');
     if (flag(args, 'json')) {
@@ -131,12 +145,26 @@ function searchOptions(args: ParsedArgs, k: number, filter: SearchFilter): Retri
     if (neighbors > 20) throw new UsageError(`--neighbors must be at most 20, got ${neighbors}`);
     options.neighbors = neighbors;
   }
+  const weights = stringValue(args, 'weights');
+  if (weights !== undefined) options.weights = weightsFrom(weights);
   const mode = stringValue(args, 'mode');
   if (mode !== undefined) {
     if (!(SEARCH_MODES as readonly string[]).includes(mode)) throw new UsageError(`--mode must be one of ${SEARCH_MODES.join(', ')}, got '${mode}'`);
     options.mode = mode as SearchMode;
   }
   return options;
+}
+
+/** `bm25=1,vector=2` -> { bm25: 1, vector: 2 }. */
+export function weightsFrom(raw: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of commaList(raw)) {
+    const match = /^([a-z0-9_-]+)\s*[=:]\s*(\d+(?:\.\d+)?)$/i.exec(part.trim());
+    if (!match) throw new UsageError(`--weights must be name=weight pairs, e.g. bm25=1,vector=2; got '${part}'`);
+    out[match[1]!] = Number(match[2]);
+  }
+  if (Object.keys(out).length === 0) throw new UsageError('--weights needs name=weight pairs, e.g. bm25=1,vector=2');
+  return out;
 }
 
 /** `--explain` before the hits: what was searched for and the section the query named. */

@@ -22,6 +22,9 @@ ${LIBRARY_FLAG_HELP}
   --heartbeat SECONDS   how often the worker beats and looks for lost workers (default 5)
   --stale-after SECONDS a worker silent this long is lost: its jobs are retried (default 20)
   --exit-when-idle      stop once the queue is empty (batch runs) instead of waiting for jobs
+  --no-embed            store blocks only (groundwork embed adds vectors later); by default a worker
+                        embeds with the library's embedder (its stored settings, else
+                        $GROUNDWORK_EMBEDDINGS_URL/_MODEL/_KEY in the worker's environment)
   --quiet               no line per file on stderr
   --json                print the final counts as JSON
 
@@ -39,6 +42,7 @@ const SPECS = {
   'stale-after': { type: 'string' },
   'exit-when-idle': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  'no-embed': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -97,6 +101,7 @@ function workerOptionsFrom(args: ParsedArgs) {
     ...(heartbeatMs !== undefined && { heartbeatMs }),
     ...(staleAfterMs !== undefined && { staleAfterMs }),
     ...(flag(args, 'exit-when-idle') && { exitWhenIdle: true }),
+    ...(flag(args, 'no-embed') && { embed: false }),
   };
 }
 

@@ -41,6 +41,17 @@ export interface EvalOptions {
   /** Prompt budget in cl100k tokens for hitAtBudget (default 1000). */
   budget: number;
   onProgress?: (progress: EvalProgress) => void;
+  /**
+   * Where each configuration's throw-away library lives: an empty store and how to discard it
+   * (default: SQLite in a temporary folder). `groundwork eval --postgres URL` passes a fresh schema.
+   */
+  scratchStore?: () => Promise<ScratchStore>;
+}
+
+/** An empty store for one evaluation, and how to delete it afterwards (it is closed first). */
+export interface ScratchStore {
+  store: LibraryStore;
+  dispose(): Promise<void>;
 }
 
 export interface EvalProgress {
@@ -82,6 +93,8 @@ export interface QuestionOutcome {
   hitAtBudget: boolean;
   /** Document of the top-ranked chunk, if any. */
   topDoc: string | undefined;
+  /** The first ten chunks ranked, each as `doc:start-end` (comparing two stores' rankings). */
+  top: string[];
 }
 
 export interface ConfigRun {
@@ -124,9 +137,9 @@ async function evaluateConfig(
   const countsAreCl100k = ((config.options.tokenizer as TokenizerName | undefined) ?? getChunker(strategy).defaultTokenizer ?? CL100K) === CL100K;
   const hash = configHash({ strategy, options: config.options, tokenizer: String(config.options.tokenizer ?? '') });
 
-  const dir = mkdtempSync(join(tmpdir(), 'groundwork-eval-'));
+  const scratch = await (options.scratchStore ?? sqliteScratchStore)();
+  const { store } = scratch;
   try {
-    const store = await openStore({ kind: 'sqlite', file: join(dir, 'library.sqlite') });
     // Chunks by document id, in ordinal order: a search hit names (docId, ordinal).
     const byDocId = new Map<string, IndexedChunk[]>();
     const byName = new Map<string, IndexedChunk[]>();
@@ -163,7 +176,7 @@ async function evaluateConfig(
         const hitAtBudget = anyFullHit(taken, evidence);
         if (hitAtBudget) scores.budgetHit++;
         if (anyPartialHit(taken, evidence)) scores.budgetPartial++;
-        outcomes.push({ partialAtK, hitAtBudget, topDoc: ranked[0]?.doc });
+        outcomes.push({ partialAtK, hitAtBudget, topDoc: ranked[0]?.doc, top: ranked.slice(0, MRR_CUTOFF).map((c) => `${c.doc}:${c.start}-${c.end}`) });
         tick(1);
       }
     } finally {
@@ -197,7 +210,19 @@ async function evaluateConfig(
     };
     return { label: config.label, result, outcomes };
   } finally {
+    await scratch.dispose();
+  }
+}
+
+/** The default scratch store: SQLite in a temporary folder, deleted after. */
+async function sqliteScratchStore(): Promise<ScratchStore> {
+  const dir = mkdtempSync(join(tmpdir(), 'groundwork-eval-'));
+  try {
+    const store = await openStore({ kind: 'sqlite', file: join(dir, 'library.sqlite') });
+    return { store, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  } catch (error) {
     rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
 }
 

@@ -1,25 +1,47 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { copyFile, mkdir, rename, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
-import type { ChunkOptions } from '../chunk.js';
+import { withoutChunkLimits, type ChunkOptions } from '../chunk.js';
 import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
-import { GroundworkError } from '../errors.js';
+import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
+import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
+import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
+import { embedQuery, ensureDimensions } from '../embed/documents.js';
+import type { Embedder, EmbedderContext } from '../embed/types.js';
+import { librarySources } from '../retrieval/library-source.js';
+import type { RetrievalOptionsInput } from '../retrieval/options.js';
+import { retrieve, type RetrievalResult } from '../retrieval/pipeline.js';
+import type { PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
-import type { Block, BlockWithPath, LibraryStore, SearchFilter, SearchHit, StoreSpec, StoreStats, StoredDocument } from '../store/types.js';
+import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
+import {
+  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type SearchFilter, type SearchHit,
+  type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
+} from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
-import { TaskPool } from './pool.js';
+import { checkFiles, checkSettings } from './check.js';
+import type { IngestWorkerConfig } from './ingest-process.js';
+import { hashFile, keepOriginal, originalPath } from './originals.js';
+import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
-import { documentTree } from './worker.js';
+import { documentTree, runTask, type IngestResult, type IngestTask } from './worker.js';
+import { embedBlocks, emptyEmbeddingReport, IngestEmbedder, mixedModelsError, type EmbeddingReport } from './vectors.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
-export interface IngestOptions {
+/**
+ * Ingest options. The per-file limits (`fileTimeoutMs`, `fileMemoryMb`) are defined by their zod
+ * schema in src/limits.ts (FILE_LIMITS_SCHEMA), which validates them here (INVALID_OPTIONS) and
+ * gives the CLI its --file-timeout and --file-memory. Each file is parsed and chunked in a worker
+ * process that is killed when it breaks one (docs/library.md, "Per-file limits").
+ */
+export interface IngestOptions extends Partial<FileLimits> {
   /** Chunking strategy (default: the library's `strategy` setting, else `structure`). */
   strategy?: string;
   /** The strategy's options, e.g. `{ chunkSize: 512 }`. */
@@ -35,9 +57,26 @@ export interface IngestOptions {
   maxFileSize?: number;
   /** Parse and chunk, report what would change, write nothing. */
   dryRun?: boolean;
-  /** Worker threads for parsing and chunking. Default: cores - 1 (at least 1, at most 8). */
+  /**
+   * Worker processes that parse and chunk (this process writes). Default: cores - 1 (at least 1,
+   * at most 8). 0 parses and chunks in this process, where the per-file limits cannot be held
+   * (parse() and chunk() keep their own limits).
+   */
   workers?: number;
+  /**
+   * Embed the new blocks as they are stored, with the embedder `useEmbedder` chose. Default: true
+   * when there is one. Blocks land first, their vectors follow (src/library/vectors.ts).
+   */
+  embed?: boolean;
+  /** Blocks embedded per batch across documents (default 256). */
+  embedBatch?: number;
   onProgress?: (progress: IngestProgress) => void;
+  /**
+   * Stops the batch: checked between files and before each write; running workers are killed.
+   * The report then says `aborted: true` and counts what was committed (each document is stored
+   * whole or not at all); files stopped midway are neither counted nor rejected.
+   */
+  signal?: AbortSignal;
 }
 
 export interface IngestProgress {
@@ -52,6 +91,8 @@ export interface RejectedFile {
   path: string;
   code: string;
   reason: string;
+  /** For TOO_LARGE, LIMIT_EXCEEDED and TIMEOUT: the limit, its value and the flag that raises it. */
+  limit?: LimitInfo;
 }
 
 export interface IngestReport {
@@ -67,9 +108,57 @@ export interface IngestReport {
   /** How many documents were parsed (the rest came from the parse cache or were skipped). */
   parsed: number;
   rejected: RejectedFile[];
+  /** What embedding did, when an embedder was in use. */
+  embedding?: EmbeddingReport;
   durationMs: number;
   dryRun: boolean;
+  /** True when `signal` (or the Library's close) stopped the batch before every file was done. */
+  aborted: boolean;
 }
+
+/** How `useEmbedder` picks the embedder. */
+export interface UseEmbedderOptions {
+  /** An embedder made by the caller (the library does not close it). */
+  embedder?: Embedder;
+  /** Settings from the caller (CLI flags, see src/cli/embed-options.ts), over the environment and the library's stored settings. */
+  flags?: ResolveInput['flags'];
+  /** Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  context?: Omit<EmbedderContext, 'key'>;
+  /**
+   * Make this embedder's model the library's, when its vectors come from another (else that is an
+   * error: models are never mixed). The old model's vectors stay unless `dropOld`.
+   */
+  switchModel?: boolean;
+  dropOld?: boolean;
+  /** Record the choice in the library's settings (the key never). Default true; searches pass false. */
+  persist?: boolean;
+}
+
+/** Progress of `Library.embed`. */
+export interface EmbedRunProgress {
+  blocksDone: number;
+  blocksTotal: number;
+  documentsDone: number;
+  elapsedMs: number;
+}
+
+export interface EmbedRunReport extends EmbeddingReport {
+  /** Vectors deleted because no block uses them any more. */
+  pruned: number;
+  durationMs: number;
+}
+
+/** What `Library.search` may be given besides the options (which are the retrieval schema's). */
+export interface LibrarySearchContext {
+  /** Reranks when `rerank: true`; default: the one GROUNDWORK_RERANK_* or the library's settings configure. */
+  reranker?: PassageReranker;
+  /** Abandons the query's embedding. */
+  signal?: AbortSignal;
+}
+
+const SETTING_KEYS = ['strategy', 'tokenizer', 'quantization'] as const;
+export type LibrarySettingKey = (typeof SETTING_KEYS)[number];
 
 export interface SearchOptions {
   k?: number;
@@ -104,8 +193,9 @@ export function defaultLibraryDir(): string {
 
 /**
  * The library: documents and blocks in a store, originals under `files/`. It orchestrates only:
- * detection, parsing and chunking run in worker threads; every document is written in one
- * transaction, so an interrupted ingest leaves each document fully stored or absent.
+ * detection, parsing and chunking run in worker processes under per-file limits; this process
+ * writes every document in one transaction, so an interrupted ingest leaves each document fully
+ * stored or absent, and a file whose worker is killed leaves nothing.
  */
 export class Library {
   /** Present when the store takes one writer at a time: every write of this Library waits its turn. */
@@ -149,19 +239,165 @@ export class Library {
     return this.store.spec?.kind;
   }
 
-  /** A write to the store, taking its turn where the store takes one writer at a time. */
-  private write<T>(task: () => Promise<T>): Promise<T> {
-    return this.writes ? this.writes.run(task) : task();
+  /**
+   * A write to the store, taking its turn where the store takes one writer at a time. With `stop`,
+   * an ingest's write: not begun once the ingest was aborted (checked when its turn comes).
+   */
+  private write<T>(task: () => Promise<T>, stop?: AbortSignal): Promise<T> {
+    const guarded = stop ? () => (stop.aborted || this.closing ? Promise.reject(new IngestStopped()) : task()) : task;
+    return this.writes ? this.writes.run(guarded) : guarded();
   }
 
-  async settings(): Promise<{ strategy: string; tokenizer: string }> {
-    const [strategy, tokenizer] = await Promise.all([this.store.getSetting('strategy'), this.store.getSetting('tokenizer')]);
-    return { strategy: strategy ?? DEFAULT_STRATEGY, tokenizer: tokenizer ?? 'cl100k_base' };
+  /** Set by close(): ingests still running stop before their next file or write. */
+  private closing = false;
+  /** The worker pools of the ingests running now (close() stops them). */
+  private readonly pools = new Set<ProcessPool<IngestTask, IngestResult>>();
+
+  /** The worker processes of one ingest, each file under the per-file limits. */
+  private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, IngestResult> {
+    const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+    const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
+    this.pools.add(pool);
+    return pool;
   }
 
-  async setSetting(key: 'strategy' | 'tokenizer', value: string): Promise<void> {
+  /** One file in a worker: its result, a rejection for a worker killed on a limit or crashed, or a stop. */
+  private async runInPool(pool: ProcessPool<IngestTask, IngestResult>, task: IngestTask): Promise<IngestResult> {
+    const outcome = await pool.run(task);
+    if (outcome.ok) return outcome.result;
+    if (outcome.cancelled) throw new IngestStopped();
+    const { code, message, limit } = outcome.failure;
+    return { id: task.id, ok: false, code, reason: message, ...(limit && { limit }) };
+  }
+
+  async settings(): Promise<{ strategy: string; tokenizer: string; vectorModel: string | null; quantization: VectorQuantization }> {
+    const [strategy, tokenizer, vectorModel, quantization] = await Promise.all(['strategy', 'tokenizer', 'vectors.model', 'vectors.quantization'].map((k) => this.store.getSetting(k)));
+    return { strategy: strategy ?? DEFAULT_STRATEGY, tokenizer: tokenizer ?? 'cl100k_base', vectorModel: vectorModel ?? null, quantization: (quantization as VectorQuantization | undefined) ?? 'none' };
+  }
+
+  /**
+   * `strategy`, `tokenizer`, or `quantization` (none | int8 | binary: how the current model's
+   * vectors are indexed; the quantized index is built now, from the stored vectors).
+   */
+  async setSetting(key: LibrarySettingKey, value: string): Promise<void> {
+    if (!(SETTING_KEYS as readonly string[]).includes(key)) throw new GroundworkError('INVALID_OPTIONS', `unknown library setting '${key}' (settings: ${SETTING_KEYS.join(', ')})`);
     if (key === 'strategy') getChunker(value);
+    if (key === 'quantization') {
+      if (!(VECTOR_QUANTIZATIONS as readonly string[]).includes(value)) throw new GroundworkError('INVALID_OPTIONS', `quantization must be one of ${VECTOR_QUANTIZATIONS.join(', ')}, got '${value}'`);
+      await this.write(async () => {
+        await this.store.setSetting('vectors.quantization', value);
+        const model = await this.store.getSetting('vectors.model');
+        const stats = (await this.store.vectorStats()).find((s) => s.model === model);
+        if (stats) await this.store.setQuantization({ model: stats.model, dimensions: stats.dimensions }, value as VectorQuantization);
+      });
+      return;
+    }
     await this.write(() => this.store.setSetting(key, value));
+  }
+
+  private embedding: { embedder: Embedder; space: VectorSpace; owned: boolean } | undefined;
+
+  /** The embedder in use (`useEmbedder`), if any. */
+  get embedder(): Embedder | undefined {
+    return this.embedding?.embedder;
+  }
+
+  /**
+   * Chooses the embedder for ingest, `embed` and vector search: the caller's, else the one the flags,
+   * the environment (GROUNDWORK_EMBEDDINGS_*) and the library's stored settings configure (flags >
+   * environment > stored). Undefined when none is configured. An embedder whose model is not the
+   * one the library's vectors come from is refused (INVALID_OPTIONS naming both) unless
+   * `switchModel`. The settings are stored (never the key) once chosen.
+   */
+  async useEmbedder(options: UseEmbedderOptions = {}): Promise<Embedder | undefined> {
+    let embedder = options.embedder;
+    let settings: unknown;
+    if (!embedder) {
+      const stored = await this.store.getSetting('embedder');
+      const opened = await openEmbedder({ stored, ...(options.flags && { flags: options.flags }), ...(options.env && { env: options.env }), ...(options.context && { context: options.context }) });
+      if (!opened) return undefined;
+      embedder = opened.embedder;
+      settings = opened.settings;
+    }
+    try {
+      const dimensions = await ensureDimensions(embedder);
+      const model = embedder.id ?? `${embedder.provider}:${embedder.model}:${dimensions}`;
+      const current = await this.store.getSetting('vectors.model');
+      if (current !== undefined && current !== model && !options.switchModel) throw mixedModelsError(current, model);
+      const space = { model, dimensions };
+      if (options.persist !== false) {
+        await this.write(async () => {
+          if (current !== model) await this.store.setSetting('vectors.model', model);
+          if (settings !== undefined) await this.store.setSetting('embedder', JSON.stringify(settings));
+          if (current !== undefined && current !== model && options.dropOld) await this.store.dropVectors(current);
+          const quantization = ((await this.store.getSetting('vectors.quantization')) as VectorQuantization | undefined) ?? 'none';
+          await this.store.setQuantization(space, quantization);
+        });
+      }
+      await this.releaseEmbedder();
+      this.embedding = { embedder, space, owned: options.embedder === undefined };
+      return embedder;
+    } catch (error) {
+      if (options.embedder === undefined) await embedder.close();
+      throw error;
+    }
+  }
+
+  private async releaseEmbedder(): Promise<void> {
+    const previous = this.embedding;
+    this.embedding = undefined;
+    if (previous?.owned) await previous.embedder.close();
+  }
+
+  /** What the store holds per model, and which model is the library's. */
+  async vectorStats(): Promise<{ model: string | null; models: VectorStats[] }> {
+    const [model, models] = await Promise.all([this.store.getSetting('vectors.model'), this.store.vectorStats()]);
+    return { model: model ?? null, models };
+  }
+
+  /** Blocks with no vector of the current model (the first `limit`, by document and ordinal). */
+  async blocksWithoutVectors(limit = 1000): Promise<BlockWithPath[]> {
+    const space = this.embedding?.space ?? (await this.currentSpace());
+    return space ? this.store.missingVectors(space, limit) : (await this.store.stats()).blocks > 0 ? this.store.missingVectors({ model: '', dimensions: 1 }, limit) : [];
+  }
+
+  /** The library's model and its dimensions, from the store (no embedder needed). */
+  private async currentSpace(): Promise<VectorSpace | undefined> {
+    const model = await this.store.getSetting('vectors.model');
+    const stats = (await this.store.vectorStats()).find((s) => s.model === model);
+    return stats ? { model: stats.model, dimensions: stats.dimensions } : undefined;
+  }
+
+  /**
+   * Embeds every block that has no vector of the current model (the embedder `useEmbedder` chose),
+   * in committed batches: an interrupted run loses at most one batch, and running it again goes on
+   * where it stopped. Vectors no block uses any more are deleted at the end.
+   */
+  async embed(options: { batchSize?: number; signal?: AbortSignal; onProgress?: (progress: EmbedRunProgress) => void } = {}): Promise<EmbedRunReport> {
+    const started = performance.now();
+    const state = this.embedding;
+    if (!state) throw new GroundworkError('INVALID_OPTIONS', 'no embedder configured: give --embed-url URL --embed-model NAME (or GROUNDWORK_EMBEDDINGS_URL/MODEL), or --embed-model-path DIR for a local model');
+    const { embedder, space } = state;
+    const report = emptyEmbeddingReport(space.model);
+    const linked = (await this.store.vectorStats()).find((s) => s.model === space.model)?.blocks ?? 0;
+    const blocksTotal = Math.max(0, (await this.store.stats()).blocks - linked);
+    const batch = Math.max(1, options.batchSize ?? 256);
+    const documents = new Set<string>();
+    let done = 0;
+    let after: { docId: string; ordinal: number } | undefined;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const page = await this.store.missingVectors(space, batch, after);
+      if (page.length === 0) break;
+      await embedBlocks(this.store, (t) => this.write(t), embedder, space, page, report, options.signal);
+      const last = page[page.length - 1]!;
+      after = { docId: last.docId, ordinal: last.ordinal };
+      done += page.length;
+      for (const b of page) documents.add(b.docId);
+      options.onProgress?.({ blocksDone: done, blocksTotal: Math.max(blocksTotal, done), documentsDone: documents.size, elapsedMs: performance.now() - started });
+    }
+    const pruned = await this.write(() => this.store.pruneVectors(space));
+    return { ...report, pruned, durationMs: Math.round(performance.now() - started) };
   }
 
   async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
@@ -171,7 +407,12 @@ export class Library {
     const strategy = options.strategy ?? settings.strategy;
     const tokenizer = options.tokenizer ?? settings.tokenizer;
     const chunker = getChunker(strategy);
-    const resolved = chunker.resolveOptions({ ...(options.chunkOptions ?? {}) }) as Record<string, unknown>;
+    // The chunk limits (maxExpansion) are validated here but are not the strategy's options, nor part of its configuration.
+    resolveChunkLimits(options.chunkOptions ?? {});
+    const resolved = chunker.resolveOptions(withoutChunkLimits(options.chunkOptions ?? {})) as Record<string, unknown>;
+    const fileLimits = resolveFileLimits(options as Record<string, unknown>);
+    const workers = options.workers ?? Math.max(1, Math.min(availableParallelism() - 1, 8));
+    if (!Number.isInteger(workers) || workers < 0) throw new GroundworkError('INVALID_OPTIONS', `ingest options: workers must be a whole number of 0 or more, got ${workers}`);
     const hash = configHash({ strategy, options: resolved, tokenizer });
     const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
     const parseOptions = options.parseOptions ?? {};
@@ -179,8 +420,11 @@ export class Library {
     const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     const report: IngestReport = {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
-      parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false,
+      parsed: 0, rejected: [], durationMs: 0, dryRun: options.dryRun ?? false, aborted: false,
     };
+    const embedding = this.embedding && options.embed !== false && !report.dryRun
+      ? new IngestEmbedder(this.store, (t) => this.write(t), this.embedding.embedder, this.embedding.space, options.embedBatch)
+      : undefined;
     const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
 
     // Totals for the progress bar come from a stat-only pre-walk (cheap next to parsing).
@@ -198,23 +442,33 @@ export class Library {
       options.onProgress?.({ ...progress });
     };
 
-    // One core stays with this thread, which hashes files and writes every document; on 2 cores one
+    // One core stays with this process, which hashes files and writes every document; on 2 cores one
     // worker ingests about as fast as two and keeps peak memory well lower (bench/library.ts).
-    const pool = new TaskPool(options.workers ?? Math.max(1, Math.min(availableParallelism() - 1, 8)));
+    const pool = workers > 0 ? this.ingestPool(workers, fileLimits, { strategy, tokenizer }) : undefined;
+    const stop = new AbortController();
+    const onAbort = () => {
+      stop.abort();
+      void pool?.close();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const run = (task: IngestTask) => (pool ? this.runInPool(pool, task) : runTask(task));
     const inFlight = new Set<Promise<void>>();
     let nextId = 0;
     const seen = new Set<string>();
     try {
       for await (const entry of walkFiles(roots, walkOptions)) {
+        if (stop.signal.aborted || this.closing) break;
         if ('error' in entry) {
           report.rejected.push({ path: entry.path, code: 'IO', reason: `${entry.path}: ${entry.error.message}` });
           tick(entry.path, 0);
           continue;
         }
-        const job = this.ingestOne(entry, { pool, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen }, report)
+        const job = this.ingestOne(entry, { run, stop: stop.signal, id: nextId++, hash, strategy, chunkOptions, parseOptions, parseOptionsHash, maxFileSize, copy: options.copyFiles ?? true, dryRun: report.dryRun, seen, embedding }, report)
           .catch((error: unknown) => {
+            if (error instanceof IngestStopped) return;
             const e = error as GroundworkError;
-            report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message });
+            report.rejected.push({ path: entry.path, code: e.code ?? 'IO', reason: e.message, ...(e.limit && { limit: e.limit }) });
           })
           .finally(() => {
             inFlight.delete(job);
@@ -222,12 +476,23 @@ export class Library {
           });
         inFlight.add(job);
         // Bounded: never more files in flight than workers (plus one being hashed).
-        if (inFlight.size > Math.max(1, pool.size)) await Promise.race(inFlight);
+        if (inFlight.size > Math.max(1, workers)) await Promise.race(inFlight);
       }
       await Promise.all(inFlight);
+      if (embedding) {
+        await embedding.flush();
+        // Vectors of texts no block has any more (re-chunked or replaced documents).
+        if (embedding.report.failed.length === 0) await this.write(() => this.store.pruneVectors(this.embedding!.space));
+        report.embedding = embedding.report;
+      }
     } finally {
-      await pool.close();
+      options.signal?.removeEventListener('abort', onAbort);
+      if (pool) {
+        this.pools.delete(pool);
+        await pool.close();
+      }
     }
+    report.aborted = stop.signal.aborted || this.closing;
     report.durationMs = Math.round(performance.now() - started);
     return report;
   }
@@ -235,13 +500,18 @@ export class Library {
   private async ingestOne(
     file: WalkedFile,
     ctx: {
-      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>;
+      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
   ): Promise<void> {
     if (file.size > ctx.maxFileSize) {
-      report.rejected.push({ path: file.path, code: 'TOO_LARGE', reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize)` });
+      report.rejected.push({
+        path: file.path,
+        code: 'TOO_LARGE',
+        reason: `${file.path}: ${file.size} bytes exceeds the limit of ${ctx.maxFileSize} bytes (maxFileSize; raise it with --max-file-size)`,
+        limit: { name: 'maxFileSize', value: ctx.maxFileSize, flag: '--max-file-size' },
+      });
       return;
     }
     const known = await this.store.pathRecord(file.path);
@@ -251,7 +521,7 @@ export class Library {
       report.docsSkipped++;
       return;
     }
-    const docId = await hashFile(file.path);
+    const docId = (await hashFile(file.path)).hash;
     // The same bytes under another name may be in flight right now: let that one finish first.
     const twin = this.inFlightContent.get(docId);
     if (twin) await twin;
@@ -272,12 +542,12 @@ export class Library {
     docId: string,
     known: { docId: string } | undefined,
     ctx: {
-      pool: TaskPool; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
-      parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>;
+      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
   ): Promise<void> {
-    const stored = await this.store.documentInfo(docId);
+    let stored = await this.store.documentInfo(docId);
     // A dry run writes nothing, so it remembers this run's contents itself to count duplicates.
     if (ctx.dryRun) {
       if (ctx.seen.has(docId)) {
@@ -287,16 +557,22 @@ export class Library {
       ctx.seen.add(docId);
     }
     const pathRecord = { path: file.path, docId, size: file.size, mtimeMs: file.mtimeMs };
-    if (stored && stored.configHash === ctx.hash) {
-      // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
-      if (!ctx.dryRun) await this.write(() => this.store.recordPath(pathRecord));
+    const countPathOnly = () => {
       if (known && known.docId !== docId) report.docsUpdated++;
       else report.docsSkipped++;
-      return;
+    };
+    if (stored && stored.configHash === ctx.hash) {
+      // Same bytes already stored (a duplicate, a touched file, or a rename): record the path only.
+      if (ctx.dryRun || (await this.recordPathIfStored(pathRecord, ctx.stop))) {
+        countPathOnly();
+        return;
+      }
+      // Removed by another process since it was looked up: stored again below.
+      stored = undefined;
     }
     const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
     const cached = await this.cachedDocument(cacheKey);
-    const result = await ctx.pool.run({
+    const result = await ctx.run({
       id: ctx.id,
       path: file.path,
       ...(cached && { cached }),
@@ -304,7 +580,7 @@ export class Library {
       chunkOptions: ctx.chunkOptions,
     });
     if (!result.ok) {
-      report.rejected.push({ path: file.path, code: result.code, reason: result.reason });
+      report.rejected.push({ path: file.path, code: result.code, reason: namingFile(file.path, result.reason), ...(result.limit && { limit: result.limit }) });
       return;
     }
     if (result.parsed) report.parsed++;
@@ -314,25 +590,34 @@ export class Library {
     for (let i = 0; i < tree.length; i++) {
       const doc = tree[i]!;
       const isRoot = i === 0;
-      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash) {
-        const record = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
-        if (!ctx.dryRun) await this.write(() => this.store.recordPath(record));
-        continue;
-      }
+      const childPath = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
+      if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath, ctx.stop)))) continue;
       const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
       if (!ctx.dryRun) {
-        const original = isRoot && ctx.copy ? await this.keepOriginal(file.path, docId) : null;
-        await this.write(() => this.store.writeDocument({
+        // The copy of the original is in place, whole, before its document is committed: a process
+        // killed in between leaves only a file no document keeps (src/library/originals.ts).
+        // A stopped ingest copies nothing more (the write below would not begin anyway).
+        if (ctx.stop.aborted || this.closing) throw new IngestStopped();
+        // A store that holds originals itself (a server database) keeps them instead of files/.
+        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.path) : await keepOriginal(this.dir, file.path, docId);
+        const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
           blocks,
           indexTexts: result.indexTexts[i] ?? [],
-          path: isRoot ? pathRecord : { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs },
+          path: isRoot ? pathRecord : childPath,
           strategy: ctx.strategy,
           configHash: ctx.hash,
           original,
           parseCacheKey: isRoot ? cacheKey : null,
-        }));
+        }), ctx.stop);
+        await this.dropOriginal(written.replacedDocId);
+        // Another process stored the same bytes first: this file only added its path.
+        if (!written.written) {
+          if (isRoot) countPathOnly();
+          continue;
+        }
+        await ctx.embedding?.add(isRoot ? file.path : (doc.source.name ?? `${file.path}#${i}`), blocks);
       }
       if (isRoot && isUpdate) report.docsUpdated++;
       else report.docsAdded++;
@@ -345,6 +630,24 @@ export class Library {
     }
   }
 
+  /** Records a path of stored content; false when the content is no longer stored (removed meanwhile). */
+  private async recordPathIfStored(record: { path: string; docId: string; size: number; mtimeMs: number }, stop: AbortSignal): Promise<boolean> {
+    try {
+      const { replacedDocId } = await this.write(() => this.store.recordPath(record), stop);
+      await this.dropOriginal(replacedDocId);
+      return true;
+    } catch (error) {
+      if (isGroundworkError(error) && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  /** Deletes the kept original of a document a changed file replaced, unless the content is stored again. */
+  private async dropOriginal(docId: string | null): Promise<void> {
+    if (!docId || (await this.store.documentInfo(docId))) return;
+    await rm(join(this.dir, originalPath(docId)), { force: true });
+  }
+
   /** A cached parse is valid only while the parser that made it is at the same version. */
   private async cachedDocument(key: string): Promise<Document | undefined> {
     const doc = await this.store.cachedParse(key);
@@ -353,27 +656,73 @@ export class Library {
   }
 
   /**
-   * Keeps the original: in the store when it holds originals (a server database), else copied to
-   * files/<aa>/<hash> (written to a temp name, then renamed: never half a file).
+   * Searches the library: the retrieval pipeline (src/retrieval/) over BM25 and, when the library
+   * has vectors of its model and an embedder, vector search: `mode` bm25 | vector | hybrid (default
+   * hybrid when vectors exist, else bm25), RRF with optional `weights`, `filter` before ranking,
+   * `section`, `neighbors`, `rerank`, `explain`. Options are validated by
+   * `RetrievalOptionsSchema` (INVALID_OPTIONS); vector mode without an embedder or vectors is
+   * INVALID_OPTIONS saying what to configure.
    */
-  private async keepOriginal(path: string, docId: string): Promise<string> {
-    if (this.store.putOriginal) return this.store.putOriginal(docId, path);
-    const rel = join('files', docId.slice(0, 2), docId);
-    const target = join(this.dir, rel);
-    const exists = await stat(target).then(() => true, () => false);
-    if (!exists) {
-      await mkdir(join(this.dir, 'files', docId.slice(0, 2)), { recursive: true }).catch((cause: Error) => {
-        throw new GroundworkError('IO', `cannot create the library's files folder: ${cause.message}`, { file: this.dir, cause });
-      });
-      const tmp = `${target}.${process.pid}.tmp`;
-      await copyFile(path, tmp);
-      await rename(tmp, target);
+  async search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
+    const sources = librarySources(this);
+    const retrievers: Retriever[] = [...sources.retrievers];
+    if (options.mode !== 'bm25') {
+      const vector = await this.vectorRetriever(options.mode !== undefined, context.signal);
+      if (vector) retrievers.push(vector);
     }
-    return rel;
+    let reranker = context.reranker;
+    if (options.rerank && !reranker) {
+      reranker = openReranker({ stored: await this.store.getSetting('rerank') })?.reranker;
+      if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: configure one with --rerank-url or GROUNDWORK_RERANK_URL');
+    }
+    return retrieve(query, options, { retrievers, fetcher: sources.fetcher, ...(reranker && { reranker }) });
   }
 
-  /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block. */
-  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  /**
+   * The `vector` retriever over the store, when the library has an embedder (chosen, or configured
+   * by its stored settings and the environment) and vectors of its model. `required`: a vector or
+   * hybrid search was asked for, so their absence is an error that says what to do.
+   */
+  private async vectorRetriever(required: boolean, signal: AbortSignal | undefined): Promise<Retriever | undefined> {
+    if (!this.embedding) {
+      const model = await this.store.getSetting('vectors.model');
+      if (model === undefined) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', 'this library has no vectors: configure an embedder (--embed-url/--embed-model, GROUNDWORK_EMBEDDINGS_URL/MODEL, or --embed-model-path) and run groundwork embed');
+        return undefined;
+      }
+      try {
+        await this.useEmbedder({ persist: false });
+      } catch (error) {
+        if (required) throw error;
+        return undefined;
+      }
+      if (!this.embedding) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', `vector search embeds the query with the library's model (${model}), but no embedder is configured: set GROUNDWORK_EMBEDDINGS_URL/MODEL or give --embed-url/--embed-model (--embed-model-path for a local model)`);
+        return undefined;
+      }
+    }
+    const { embedder, space } = this.embedding!;
+    const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
+    if (!stats || stats.blocks === 0) {
+      if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
+      return undefined;
+    }
+    // The pipeline may search the same keywords several times (discover, inside, outside a section).
+    const vectors = new Map<string, Promise<Float32Array>>();
+    const store = this.store;
+    return {
+      name: 'vector',
+      async search(query, k, filter) {
+        if (query.trim() === '') return [];
+        let vector = vectors.get(query);
+        if (!vector) vectors.set(query, (vector = embedQuery(embedder, query, signal ? { signal } : {})));
+        return store.vectorCandidates(space, await vector, k, filter as VectorFilter);
+      },
+    };
+  }
+
+  /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block (no pipeline: see `search`). */
+  async searchText(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const candidates = await this.store.searchText(query, options.k ?? 10, options.filter);
     if (candidates.length === 0) return [];
     const highlighter = new Highlighter(query);
@@ -391,6 +740,16 @@ export class Library {
 
   blocks(docId: string): Promise<Block[]> {
     return this.store.blocksOf(docId);
+  }
+
+  /** One block by its id. */
+  block(blockId: string): Promise<Block | undefined> {
+    return this.store.getBlock(blockId);
+  }
+
+  /** A document's blocks with ordinals `from` to `to` (inclusive), in order: a block's neighbours. */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return this.store.blockRange(docId, from, to);
   }
 
   /** Every block with its document's first path, document by document in block order, in pages. */
@@ -430,20 +789,67 @@ export class Library {
     return createReadStream(file);
   }
 
-  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string }> {
+  async stats(): Promise<StoreStats & { dir: string; location: string; strategy: string; tokenizer: string; vectorModel: string | null; quantization: VectorQuantization }> {
     const [settings, stats] = await Promise.all([this.settings(), this.store.stats()]);
     return { dir: this.dir, location: this.store.location, ...settings, ...stats };
   }
 
-  /** Closes the store once the writes already started are done. */
+  /**
+   * Checks the library: the store's own data (`LibraryStore.check`: the database file, the search
+   * index and its statistics against the blocks, orphans), every kept original under files/ (present,
+   * its sha256 equal to its name, its size), leftovers, and the settings. With `repair`, rebuilds
+   * what can be rebuilt, restores or clears missing originals, removes leftovers, and checks again.
+   * Safe while other processes ingest and search.
+   */
+  async check(options: CheckOptions = {}): Promise<CheckReport> {
+    const resolved = resolveCheckOptions(options);
+    // Through this Library's write queue: a repair never overlaps its own writes.
+    const store = await this.write(() => this.store.check(resolved));
+    const files = await checkFiles(this.dir, this.store, resolved);
+    const settings = await checkSettings(this.store, resolved);
+    return mergeReports(resolved, [store, files, settings]);
+  }
+
+  /** Stores a new background job (see `JobRecord`; `groundwork serve` keeps its uploads' ingests here). */
+  createJob(job: JobRecord): Promise<void> {
+    return this.write(() => this.store.createJob(job));
+  }
+
+  job(id: string): Promise<JobRecord | undefined> {
+    return this.store.getJob(id);
+  }
+
+  /** Jobs newest first, optionally in some states only. */
+  jobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.store.listJobs(query);
+  }
+
+  /** Changes a job; with `ifState`, only when it is in one of those states (else undefined): a compare-and-set. */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined> {
+    return this.write(() => this.store.updateJob(id, patch, options));
+  }
+
+  /**
+   * Closes the store once the writes already started are done. Ingests still running are stopped
+   * (their worker processes killed, their reports `aborted`), so no process is left behind.
+   */
   async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.pools].map((pool) => pool.close()));
     await this.writes?.run(async () => undefined);
+    await this.releaseEmbedder();
     await this.store.close();
   }
 }
 
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/** Thrown inside an ingest that was stopped (its signal, or the Library's close): the file is neither counted nor rejected. */
+class IngestStopped extends Error {
+  constructor() {
+    super('the ingest was stopped');
+  }
+}
+
+/** A rejection reason that starts with the file it is about (a chunker's error does not know its file). */
+function namingFile(path: string, reason: string): string {
+  return reason.startsWith(path) ? reason : `${path}: ${reason}`;
 }

@@ -1,15 +1,17 @@
-import { parentPort } from 'node:worker_threads';
 import { chunk } from '../chunk.js';
 import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
-import { isGroundworkError } from '../errors.js';
+import { isGroundworkError, type LimitInfo } from '../errors.js';
 import { parse } from '../parse.js';
 import { blockIndexText } from '../search/analyze.js';
 import { storableChunks } from './blocks.js';
 import type { ParseOptions } from '../parsers/types.js';
 import type { ChunkOptions } from '../chunk.js';
 
-/** One unit of ingest work, done off the main thread: parse (unless cached), then chunk. */
+/**
+ * One unit of ingest work, done in a worker process (src/library/ingest-process.ts) or, with
+ * `workers: 0`, in the Library's own: parse (unless cached), then chunk and analyse for search.
+ */
 export interface IngestTask {
   id: number;
   path: string;
@@ -20,7 +22,7 @@ export interface IngestTask {
 
 export type IngestResult =
   | { id: number; ok: true; document: Document; chunks: Chunk[][]; indexTexts: string[][]; parsed: boolean }
-  | { id: number; ok: false; code: string; reason: string };
+  | { id: number; ok: false; code: string; reason: string; limit?: LimitInfo };
 
 /** A document and its descendants (attachments, archive entries), parent first, depth first. */
 export function documentTree(doc: Document): Document[] {
@@ -38,11 +40,7 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
     const indexTexts = chunks.map((set) => set.map(blockIndexText));
     return { id: task.id, ok: true, document, chunks, indexTexts, parsed: !task.cached };
   } catch (error) {
-    if (isGroundworkError(error)) return { id: task.id, ok: false, code: error.code, reason: error.message };
+    if (isGroundworkError(error)) return { id: task.id, ok: false, code: error.code, reason: error.message, ...(error.limit && { limit: error.limit }) };
     return { id: task.id, ok: false, code: 'CORRUPT', reason: `${task.path}: ${(error as Error).message}` };
   }
 }
-
-parentPort?.on('message', (task: IngestTask) => {
-  void runTask(task).then((result) => parentPort!.postMessage(result));
-});

@@ -2,6 +2,7 @@ import PostalMime, { type Address, type Attachment as MailPart, type Email } fro
 import { detectEncoding, decodeAs } from '../detect/encoding.js';
 import type { Attachment, DocumentDraft, ElementDraft } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
+import { nestingExceeded, parseLimits } from '../limits.js';
 import { plainTextElements } from './eml-text.js';
 import { parseHtml } from './html.js';
 import { withinStack } from './markdown.js';
@@ -56,7 +57,13 @@ async function readEmail(input: ParseInput): Promise<Email> {
   const encoding = input.encoding ?? detectEncoding(input.bytes);
   const raw = encoding.startsWith('utf-16') ? input.text ?? decodeAs(input.bytes, encoding) : input.bytes;
   // Attached messages stay attachments (child documents) instead of being inlined into the body.
-  return PostalMime.parse(raw, { rfc822Attachments: true, forceRfc822Attachments: true });
+  const maxNesting = parseLimits().maxNesting;
+  try {
+    return await PostalMime.parse(raw, { rfc822Attachments: true, forceRfc822Attachments: true, maxNestingDepth: maxNesting });
+  } catch (error) {
+    if (/nesting depth/i.test((error as Error).message)) nestingExceeded('MIME parts', maxNesting, error);
+    throw error;
+  }
 }
 
 function formatAddress(address: Address): string {

@@ -1,5 +1,6 @@
 import { SaxesParser } from 'saxes';
 import { GroundworkError } from '../errors.js';
+import { nestingExceeded, parseLimits } from '../limits.js';
 
 /**
  * A small element tree for the EPUB package files (container.xml, the OPF, toc.ncx): a few KB each,
@@ -20,7 +21,9 @@ export function parseXml(xml: string, what: string): XmlElement {
   const parser = new SaxesParser({ xmlns: false });
   const root: XmlElement = { name: '#document', attributes: {}, children: [], text: '' };
   const stack: XmlElement[] = [root];
+  const maxNesting = parseLimits().maxNesting;
   parser.on('opentag', (tag) => {
+    if (stack.length > maxNesting) nestingExceeded(`XML elements of ${what}`, maxNesting);
     const attributes: Record<string, string> = {};
     for (const [key, value] of Object.entries(tag.attributes)) attributes[localName(key)] = value;
     const element: XmlElement = { name: localName(tag.name), attributes, children: [], text: '' };
@@ -41,6 +44,7 @@ export function parseXml(xml: string, what: string): XmlElement {
   try {
     parser.write(xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml).close();
   } catch (error) {
+    if (error instanceof GroundworkError) throw error;
     throw new GroundworkError('CORRUPT', `${what} is not well-formed XML: ${(error as Error).message}`, { cause: error });
   }
   return root;

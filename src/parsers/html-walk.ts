@@ -10,6 +10,11 @@ import { CDATA_SECTION_NODE, type DomElement, type DomNode, isElement, TEXT_NODE
 export interface WalkOptions {
   /** Drop navigation, page header/footer, asides, forms and elements with boilerplate roles/classes. */
   dropBoilerplate: boolean;
+  /**
+   * Elements the boilerplate filter never removes: the main-text chain (see `mainTextChain`).
+   * `walkHtml` computes it when `dropBoilerplate` is set and none is given.
+   */
+  keep?: ReadonlySet<DomNode>;
 }
 
 /** Never content: scripts, styles, embedded objects, form controls, document head. */
@@ -19,9 +24,13 @@ const SKIPPED_TAGS = new Set([
   'source', 'track', 'map', 'area', 'datalist', 'dialog', 'param', 'picture',
 ]);
 
-/** Page chrome, dropped when `dropBoilerplate` is set. header/footer only outside article/main/section. */
-const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'form', 'menu']);
-const PAGE_CHROME_TAGS = new Set(['header', 'footer']);
+/**
+ * Page chrome, dropped when `dropBoilerplate` is set. A footer is chrome wherever it is (a page's,
+ * or an article's edit links, tags and pager); a header only outside article/main/section (inside
+ * them it holds the title).
+ */
+const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'form', 'menu', 'footer']);
+const PAGE_CHROME_TAGS = new Set(['header']);
 const CONTENT_SECTIONS = new Set(['article', 'main', 'section']);
 const BOILERPLATE_ROLES = new Set([
   'navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'dialog', 'alert',
@@ -29,6 +38,13 @@ const BOILERPLATE_ROLES = new Set([
 /** Class/id words that mark page chrome; matched as whole words of the class or id. */
 const BOILERPLATE_CLASS = /(?:^|[\s_-])(?:nav|navbar|navigation|menu|breadcrumbs?|sidebar|footer|cookies?|consent|gdpr|banner|skip-?link|share|sharing|social|advert|advertisement|ads|sponsored|popup|modal|newsletter|related-posts|comments?)(?:$|[\s_-])/i;
 const MAIN_CONTENT_CLASS = /(?:^|[\s_-])(?:article|main|content|post|entry|body)(?:$|[\s_-])/i;
+/**
+ * Never page chrome, whatever their classes or roles say: the document, its body, and the elements
+ * HTML defines as the main content. (A site generator's `<body class="navigation-with-keyboard">`
+ * names a feature, not a navigation bar.)
+ */
+const CONTENT_TAGS = new Set(['html', 'body', 'main', 'article']);
+const CONTENT_ROLES = new Set(['main', 'article', 'document']);
 
 /** Elements that end the running text block (CSS display: block, list-item, table parts...). */
 const SOFT_BLOCK_TAGS = new Set([
@@ -57,13 +73,28 @@ function isHidden(el: DomElement): boolean {
   return style !== null && DISPLAY_NONE.test(style);
 }
 
-function isBoilerplate(el: DomElement, tag: string): boolean {
+function isBoilerplate(el: DomElement, tag: string, keep: ReadonlySet<DomNode> | undefined): boolean {
+  if (CONTENT_TAGS.has(tag) || keep?.has(el)) return false;
+  const role = el.getAttribute('role');
+  if (role !== null && CONTENT_ROLES.has(role.toLowerCase())) return false;
   if (BOILERPLATE_TAGS.has(tag)) return true;
   if (PAGE_CHROME_TAGS.has(tag) && !hasContentSectionAncestor(el)) return true;
-  const role = el.getAttribute('role');
   if (role !== null && BOILERPLATE_ROLES.has(role.toLowerCase())) return true;
   const label = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`;
   return label.length > 1 && BOILERPLATE_CLASS.test(label) && !MAIN_CONTENT_CLASS.test(label);
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
+
+/**
+ * A heading's permalink (`<a href="#id">¶</a>`, `#`, `§`, a zero-width space, an icon): site
+ * generators put one in every heading; it is not part of the heading's text.
+ */
+function isPermalink(a: DomElement): boolean {
+  if (!(a.getAttribute('href') ?? '').startsWith('#')) return false;
+  const text = collapse((a.textContent ?? '').replace(ZERO_WIDTH, ''));
+  return text.length <= 2 && !LETTER_OR_DIGIT.test(text);
 }
 
 function hasContentSectionAncestor(el: DomElement): boolean {
@@ -121,7 +152,8 @@ function appendFlat(node: DomNode, parts: string[], options: WalkOptions, depth:
     if (!isElement(child)) continue;
     const tag = child.localName;
     if (SKIPPED_TAGS.has(tag) || isHidden(child)) continue;
-    if (options.dropBoilerplate && isBoilerplate(child, tag)) continue;
+    if (options.dropBoilerplate && isBoilerplate(child, tag, options.keep)) continue;
+    if (tag === 'a' && isPermalink(child)) continue;
     if (tag === 'br' || tag === 'img') {
       parts.push(' ');
       continue;
@@ -183,7 +215,7 @@ class BlockWalker {
     if (!isElement(node)) return;
     const tag = node.localName;
     if (SKIPPED_TAGS.has(tag) || isHidden(node)) return;
-    if (this.options.dropBoilerplate && isBoilerplate(node, tag)) return;
+    if (this.options.dropBoilerplate && isBoilerplate(node, tag, this.options.keep)) return;
     switch (tag) {
       case 'br':
         this.appendBreak();
@@ -578,7 +610,102 @@ function keptIn(kept: readonly boolean[], from: number, to: number): number {
 
 /** Walks `root`'s children into elements. */
 export function walkHtml(root: DomNode, options: WalkOptions): ElementDraft[] {
-  const walker = new BlockWalker(options);
+  const keep = options.dropBoilerplate && !options.keep && isElement(root) ? mainText(root).chain : options.keep;
+  const walker = new BlockWalker({ ...options, ...(keep && { keep }) });
   walker.walkChildren(root);
   return walker.finish();
+}
+
+/** Navigation landmarks by tag: their text is not the page's running text. */
+function isChromeTag(tag: string, inContentSection: boolean): boolean {
+  return BOILERPLATE_TAGS.has(tag) ? tag !== 'form' : PAGE_CHROME_TAGS.has(tag) && !inContentSection;
+}
+
+/** Characters of `text` that are not whitespace (what a reader sees). */
+function visibleLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 32 && c !== 0xa0) n++;
+  }
+  return n;
+}
+
+/** What `mainText` finds: the chain the filter keeps, and the content landmark on it. */
+export interface MainText {
+  /** The deepest element holding most of the running text, and its ancestors. */
+  chain: Set<DomNode>;
+  /** The deepest `<article>`, `<main>` or role=main/article element of the chain: where the page says its content is. */
+  landmark: DomElement | undefined;
+  /** Running text (see `mainText`) of the landmark, and of the whole page. */
+  landmarkText: number;
+  totalText: number;
+}
+
+/**
+ * The main text of a page. Running text is visible text outside links, scripts and hidden
+ * elements, and outside navigation landmarks (`nav`, `aside`, `menu`, a page-level `header`,
+ * any `footer`), so a sidebar of links never outweighs the article. The chain is the deepest
+ * element holding more than half of the page's running text, and all its ancestors up to `root`.
+ * The boilerplate filter never removes an element of the chain, whatever its classes or roles say:
+ * a wrapper classed `has-sidebar` or `navigation-with-keyboard` that holds the article is not chrome.
+ * Iterative and linear in the number of nodes (no recursion, so any nesting depth is safe).
+ */
+export function mainText(root: DomElement): MainText {
+  const weights = runningText(root);
+  const chain = new Set<DomNode>();
+  const totalText = weights.get(root) ?? 0;
+  let landmark: DomElement | undefined;
+  if (totalText === 0) return { chain, landmark, landmarkText: 0, totalText };
+  for (let at: DomElement | undefined = root; at; ) {
+    chain.add(at);
+    if (isContentLandmark(at)) landmark = at;
+    let heavier: DomElement | undefined;
+    for (let child = at.firstChild; child; child = child.nextSibling) {
+      if (isElement(child) && (weights.get(child) ?? 0) * 2 > totalText) {
+        heavier = child;
+        break;
+      }
+    }
+    at = heavier;
+  }
+  return { chain, landmark, landmarkText: landmark ? weights.get(landmark)! : 0, totalText };
+}
+
+/** Running text (see `mainText`) of `root`'s subtree. */
+export function runningTextLength(root: DomElement): number {
+  return runningText(root).get(root) ?? 0;
+}
+
+function isContentLandmark(el: DomElement): boolean {
+  if (el.localName === 'article' || el.localName === 'main') return true;
+  const role = el.getAttribute('role');
+  return role !== null && (role.toLowerCase() === 'main' || role.toLowerCase() === 'article');
+}
+
+/** Running text of every element of `root`'s subtree (those the filter can see), by a post-order walk on an explicit stack. */
+function runningText(root: DomElement): Map<DomElement, number> {
+  interface Frame { el: DomElement; next: DomNode | null; weight: number; inSection: boolean; inLink: boolean }
+  const weights = new Map<DomElement, number>();
+  const stack: Frame[] = [{ el: root, next: root.firstChild, weight: 0, inSection: CONTENT_SECTIONS.has(root.localName), inLink: false }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const node = top.next;
+    if (!node) {
+      stack.pop();
+      weights.set(top.el, top.weight);
+      if (stack.length > 0) stack[stack.length - 1]!.weight += top.weight;
+      continue;
+    }
+    top.next = node.nextSibling;
+    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_SECTION_NODE) {
+      if (!top.inLink) top.weight += visibleLength(node.textContent ?? '');
+      continue;
+    }
+    if (!isElement(node)) continue;
+    const tag = node.localName;
+    if (SKIPPED_TAGS.has(tag) || isHidden(node) || isChromeTag(tag, top.inSection)) continue;
+    stack.push({ el: node, next: node.firstChild, weight: 0, inSection: top.inSection || CONTENT_SECTIONS.has(tag), inLink: top.inLink || tag === 'a' });
+  }
+  return weights;
 }

@@ -1,8 +1,9 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import type { DocumentDraft, ElementDraft } from '../document/types.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
-import { type DomDocument, type DomElement, parseHtmlDocument } from './html-dom.js';
-import { walkHtml } from './html-walk.js';
+import { type DomDocument, type DomElement, parseBoundedHtml } from './html-dom.js';
+import { parseLimits } from '../limits.js';
+import { flatText, mainText, runningTextLength, walkHtml } from './html-walk.js';
 import { withinStack } from './markdown.js';
 
 /**
@@ -33,7 +34,7 @@ export interface HtmlResult {
 
 export const htmlParser: ParserDefinition = {
   formats: ['html'],
-  version: '1',
+  version: '2',
   textual: true,
   parse(input: ParseInput, options: ParseOptions): DocumentDraft {
     const text = input.text ?? new TextDecoder('utf-8').decode(input.bytes);
@@ -52,67 +53,138 @@ export const htmlParser: ParserDefinition = {
 
 export function parseHtml(html: string, options: { mainContent: boolean }): HtmlResult {
   const source = html.charCodeAt(0) === 0xfeff ? html.slice(1) : html;
-  const document = parseHtmlDocument(source.replace(CRLF, '\n'));
+  const maxNesting = parseLimits().maxNesting;
+  const { document, flattened } = parseBoundedHtml(source.replace(CRLF, '\n'), maxNesting);
   const head = readHead(document);
   // The root, not <body>: <head> is skipped by the walker, and on malformed pages linkedom can leave
   // an empty <body> first with the content in a second one.
   const root = document.documentElement;
   const warnings: string[] = [];
+  if (flattened > 0) warnings.push(`${flattened} element(s) nested more than ${maxNesting} levels deep were flattened into their ancestor at that depth (maxNesting; raise it with --max-nesting)`);
   if (!root) return { elements: [], ...head, warnings };
+  if (!options.mainContent) {
+    const elements = walkHtml(root, { dropBoilerplate: false });
+    const title = head.title ?? elements.find((el) => el.kind === 'heading' && el.level === 1)?.text;
+    return { elements, ...head, ...(title && { title }), warnings };
+  }
 
-  const whole = walkHtml(root, { dropBoilerplate: options.mainContent });
-  let elements = whole;
-  let title = head.title;
-  if (options.mainContent) {
-    const article = extractArticle(document, whole);
-    if (article.warning) warnings.push(article.warning);
-    if (article.elements) {
-      elements = article.elements;
-      if (article.title) title = article.title;
+  const main = mainText(root);
+  let whole = walkHtml(root, { dropBoilerplate: true, keep: main.chain });
+  if (textLength(whole) === 0) {
+    // The filter never drops the page: when it would leave nothing (a page that is all navigation),
+    // the whole page is the content.
+    const unfiltered = walkHtml(root, { dropBoilerplate: false });
+    if (textLength(unfiltered) > 0) {
+      whole = unfiltered;
+      warnings.push('the boilerplate filter would have removed all of the page: kept the whole page');
     }
   }
-  title ??= elements.find((el) => el.kind === 'heading' && el.level === 1)?.text;
+  const marked = main.landmark ? walkHtml(main.landmark, { dropBoilerplate: true, keep: main.chain }) : undefined;
+  const choice = extractArticle(document, whole, marked && textLength(marked) > 0 ? { elements: marked, tag: landmarkName(main.landmark!), runningText: main.landmarkText } : undefined, head.title);
+  if (choice.warning) warnings.push(choice.warning);
+  const elements = choice.elements ?? whole;
+  const title = choice.title ?? head.title ?? elements.find((el) => el.kind === 'heading' && el.level === 1)?.text;
   return { elements, ...head, ...(title && { title }), warnings };
 }
 
 interface ArticleChoice {
-  /** The article's elements, or undefined to keep the boilerplate-free body. */
+  /** The content's elements, or undefined to keep the boilerplate-free body. */
   elements: ElementDraft[] | undefined;
   title?: string;
   /** Set when content was removed or extraction was refused; quiet when the whole page is kept as is. */
   warning?: string;
 }
 
+/** The page's own main content: the walk of its content landmark (`<main>`, `<article>`, role=main) on the main-text chain. */
+interface MarkedContent {
+  elements: ElementDraft[];
+  /** How to name it in a warning, e.g. `<main>`. */
+  tag: string;
+  /** Its running text (text outside links and navigation), see `mainText`. */
+  runningText: number;
+}
+
+function landmarkName(el: DomElement): string {
+  const role = el.getAttribute('role');
+  return role && el.localName !== 'main' && el.localName !== 'article' ? `<${el.localName} role="${role}">` : `<${el.localName}>`;
+}
+
 /**
- * Runs Readability and decides whether its article or the boilerplate-free body is the content.
- * Readability mutates the document, so the body walk (`whole`) must already be done.
+ * Decides what the page's content is. Where the page marks it (a `<main>`, `<article>` or
+ * role=main element holding most of its running text), that is the content, and Readability's
+ * article replaces it only when Readability cleaned nothing but chrome: every heading of the
+ * marked content kept, at least 90% of its running text, and nothing from outside it. Elsewhere Readability's article is
+ * judged against the boilerplate-free body (`judgeArticle`). Readability mutates the document,
+ * so the walks (`whole`, `marked`) must already be done.
  */
-function extractArticle(document: DomDocument, whole: readonly ElementDraft[]): ArticleChoice {
-  if (!isProbablyReaderable(document as never)) return { elements: undefined };
+function extractArticle(document: DomDocument, whole: readonly ElementDraft[], marked: MarkedContent | undefined, headTitle: string | undefined): ArticleChoice {
   // Readability turns every <h1> into <h2>; record the real levels first.
   const headings = document.querySelectorAll('h1');
   const h1Texts: string[] = [];
   for (let i = 0; i < headings.length; i++) {
     headings[i]!.setAttribute('data-gw-level', '1');
-    h1Texts.push(collapse(headings[i]!.textContent ?? ''));
+    h1Texts.push(flatText(headings[i]!, { dropBoilerplate: false }));
   }
+  // A page's <title> often carries the site name ('Ducks - Bird Site'); the page's own <h1> is cleaner.
+  const cleanTitle = (pageTitle: string | undefined) => (pageTitle ? h1Texts.find((h1) => h1 && pageTitle.includes(h1)) ?? pageTitle : undefined);
+  const useMarked = (why: string): ArticleChoice => {
+    const title = cleanTitle(headTitle);
+    const titled = title && h1Texts.includes(title) && !hasHeading(marked!.elements, title) ? [{ kind: 'heading' as const, text: title, level: 1 }, ...marked!.elements] : marked!.elements;
+    const removed = textLength(whole) - textLength(marked!.elements);
+    return {
+      elements: titled,
+      ...(title && { title }),
+      warning: `kept the page's main content (${marked!.tag})${removed > 0 ? `: ${removed} of ${textLength(whole)} characters of navigation and boilerplate removed` : ''}${why}`,
+    };
+  };
+
+  if (!isProbablyReaderable(document as never)) return marked ? useMarked('') : { elements: undefined };
   const parsed = new Readability<DomElement>(document as never, { keepClasses: true, serializer: (node) => node as unknown as DomElement }).parse();
   const content = parsed?.content;
   if (!parsed || !content) {
+    if (marked) return useMarked('');
     return { elements: undefined, warning: 'main-content extraction found no article: kept the whole body without navigation and boilerplate' };
   }
-  const article = walkHtml(content, { dropBoilerplate: false });
-  const verdict = judgeArticle(whole, article);
+  const walked = walkHtml(content, { dropBoilerplate: false });
+  const title = cleanTitle(parsed.title ? collapse(parsed.title) : undefined);
+  // Readability removes the heading that repeats the title; put it back unless the article opens with its own.
+  const opensWithTitle = walked[0]?.kind === 'heading' && (walked[0].level === 1 || collapse(walked[0].text) === title);
+  const article = title && !opensWithTitle ? [{ kind: 'heading' as const, text: title, level: 1 }, ...walked] : walked;
+  if (marked) {
+    const verdict = judgeAgainstMarked(marked, article, runningTextLength(content));
+    if (!verdict.useArticle) return useMarked(`; ${verdict.reason}`);
+    return { elements: article, ...(title && { title }), warning: `kept the main content (Readability): ${Math.max(0, textLength(whole) - textLength(article))} of ${textLength(whole)} characters of navigation and boilerplate removed` };
+  }
+  const verdict = judgeArticle(whole, walked);
   if (!verdict.useArticle) return { elements: undefined, ...(verdict.refused && { warning: verdict.reason }) };
-  // Readability's title may keep the site name ('Ducks - Bird Site'); the page's own <h1> is cleaner.
-  const pageTitle = parsed.title ? collapse(parsed.title) : undefined;
-  const title = pageTitle ? h1Texts.find((h1) => h1 && pageTitle.includes(h1)) ?? pageTitle : undefined;
-  const elements = title && !startsWithHeading(article, title) ? [{ kind: 'heading' as const, text: title, level: 1 }, ...article] : article;
-  return {
-    elements,
-    ...(title && { title }),
-    warning: verdict.reason,
-  };
+  return { elements: article, ...(title && { title }), warning: verdict.reason };
+}
+
+/** Readability's article must keep at least this share of the marked content's running text. */
+const MIN_MARKED_SHARE = 0.9;
+
+/** Whether Readability's article may replace the page's marked content: it must have removed only chrome. */
+export function judgeAgainstMarked(
+  marked: Pick<MarkedContent, 'elements' | 'runningText'>,
+  article: readonly ElementDraft[],
+  articleRunningText: number,
+): { useArticle: boolean; reason: string } {
+  const kept = new Set(article.filter((el) => el.kind === 'heading').map((el) => collapse(el.text)));
+  const lost = marked.elements.filter((el) => el.kind === 'heading' && collapse(el.text) !== '' && !kept.has(collapse(el.text)));
+  if (lost.length > 0) {
+    return { useArticle: false, reason: `Readability dropped ${lost.length} of its headings ('${collapse(lost[0]!.text)}')` };
+  }
+  if (articleRunningText < MIN_MARKED_SHARE * marked.runningText) {
+    return { useArticle: false, reason: `Readability kept only ${articleRunningText} of its ${marked.runningText} characters of running text` };
+  }
+  if (articleRunningText > marked.runningText) {
+    return { useArticle: false, reason: `Readability added ${articleRunningText - marked.runningText} characters from outside it` };
+  }
+  return { useArticle: true, reason: 'Readability removed only chrome' };
+}
+
+function hasHeading(elements: readonly ElementDraft[], text: string): boolean {
+  return elements.some((el) => el.kind === 'heading' && collapse(el.text) === text);
 }
 
 /**

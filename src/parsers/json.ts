@@ -1,6 +1,7 @@
 import { decodeText } from '../detect/encoding.js';
 import type { DocumentDraft, ElementDraft, Format } from '../document/types.js';
 import { GroundworkError, invalidOption } from '../errors.js';
+import { nestingExceeded, parseLimits } from '../limits.js';
 import type { ParseInput, ParseOptions, ParserDefinition } from './types.js';
 
 /**
@@ -25,6 +26,8 @@ export const jsonParser: ParserDefinition = {
     const keys = validKeys(options.jsonKeys);
     const jsonl = isJsonl(input.name, text, options);
     const records = jsonl ? parseJsonLines(text) : recordsOf(parseJson(text));
+    // Valid JSON first (else CORRUPT), then its depth: rendering and key lookup recurse per level.
+    checkJsonNesting(text);
     return draftFromRecords(records, keys, jsonl ? 'jsonl' : 'json');
   },
 };
@@ -115,6 +118,28 @@ function corrupt(text: string, error: Error, offset: number, what: string, fallb
   const where = match ? `line ${line}, column ${position - lineStart + 1}` : `line ${line}`;
   const reason = error.message.replace(/\s*in JSON at position \d+.*$/s, '');
   return new GroundworkError('CORRUPT', `invalid ${what} at ${where}: ${reason}`, { cause: error });
+}
+
+/**
+ * Throws LIMIT_EXCEEDED when arrays and objects in `text` (valid JSON or JSON Lines) nest deeper
+ * than `maxNesting`. One pass over the characters, strings skipped.
+ */
+export function checkJsonNesting(text: string, maxNesting = parseLimits().maxNesting): void {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > maxNesting) nestingExceeded('JSON arrays and objects', maxNesting);
+    } else if (c === 93 /* ] */ || c === 125 /* } */) {
+      depth--;
+    }
+  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import type { Token, Tokens } from 'marked';
 import type { DocumentDraft, ElementDraft, TableCell, TableData } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
+import { engineLimitError, nestingExceeded, parseLimits } from '../limits.js';
 import type { ParseInput, ParserDefinition } from './types.js';
 import { parseHtmlDocument } from './html-dom.js';
 import { lexMarkdown } from './markdown-lexer.js';
@@ -50,16 +51,63 @@ export const markdownParser: ParserDefinition = {
 
 /**
  * Runs a parse, turning stack exhaustion (marked recurses once per level of nested quotes/lists)
- * into LIMIT_EXCEEDED instead of an opaque crash message.
+ * into LIMIT_EXCEEDED naming maxNesting instead of an opaque crash message. The nesting checks
+ * before parsing (`checkMarkdownNesting`, the HTML depth bound) make this a last resort.
  */
 export function withinStack<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof RangeError && /call stack/i.test(error.message)) {
-      throw new GroundworkError('LIMIT_EXCEEDED', 'the document nests blocks too deeply to parse (thousands of levels of quotes or lists)', { cause: error });
+    throw engineLimitError(error) ?? error;
+  }
+}
+
+const LIST_MARKER = /^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
+
+/**
+ * The deepest nesting of block quotes and lists in `source`, by one pass over its lines: `>`
+ * markers count one level each; list items nest by indentation, tracked with a stack of the
+ * indentation of the open items (an item pops the items indented as far or further). It errs on
+ * the deep side, never the shallow one. Throws LIMIT_EXCEEDED past `maxNesting`: marked recurses
+ * per level, and its cost on nested lists grows much faster than their size.
+ */
+export function checkMarkdownNesting(source: string, maxNesting = parseLimits().maxNesting): void {
+  const items: number[] = [];
+  let previousBlank = true;
+  for (let start = 0; start < source.length; ) {
+    let end = source.indexOf('\n', start);
+    if (end < 0) end = source.length;
+    let i = start;
+    let quotes = 0;
+    let column = 0;
+    let markers = 0;
+    for (;;) {
+      while (i < end && (source.charCodeAt(i) === 32 || source.charCodeAt(i) === 9)) {
+        column += source.charCodeAt(i) === 9 ? 4 - (column % 4) : 1;
+        i++;
+      }
+      if (i < end && source.charCodeAt(i) === 62 /* > */) {
+        quotes++;
+        i++;
+        column++;
+        continue;
+      }
+      const marker = LIST_MARKER.exec(source.slice(i, Math.min(end, i + 12)));
+      if (!marker) break;
+      markers++;
+      const at = column;
+      while (items.length > 0 && items[items.length - 1]! >= at) items.pop();
+      items.push(at);
+      i += marker[0].length;
+      column += marker[0].length;
     }
-    throw error;
+    const blank = i >= end;
+    // An unindented line after a blank one that is no list item ends every open list.
+    if (!blank && markers === 0 && column === 0 && quotes === 0 && previousBlank) items.length = 0;
+    const depth = quotes + items.length;
+    if (depth > maxNesting) nestingExceeded('Markdown block quotes and lists', maxNesting);
+    previousBlank = blank;
+    start = end + 1;
   }
 }
 
@@ -75,6 +123,7 @@ export function normaliseMarkdownSource(text: string): string {
 /** `lex` is the tokenizer (tests compare lexMarkdown with marked's own lexer through it). */
 export function parseMarkdown(text: string, lex: (src: string) => Token[] = lexMarkdown): MarkdownResult {
   const source = normaliseMarkdownSource(text);
+  checkMarkdownNesting(source);
   const frontMatter = FRONT_MATTER.exec(source);
   const metadata = frontMatter ? parseFrontMatter(frontMatter[1]!) : {};
   const base = frontMatter ? frontMatter[0].length : 0;

@@ -1,6 +1,7 @@
 import { decodeAs } from '../detect/encoding.js';
 import type { ElementDraft, TableCell } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
+import { nestingExceeded, parseLimits } from '../limits.js';
 import { charsetCodePage, codePageLabel } from './rtf-codepages.js';
 
 /**
@@ -89,6 +90,8 @@ class RtfInterpreter {
   private readonly src: string;
   private pos = 0;
   private readonly stack: GroupState[] = [];
+  /** Groups may nest this deep (maxNesting); real files stay under ten. */
+  private readonly maxNesting = parseLimits().maxNesting;
   private state: GroupState = { sink: 'body', font: -1, uc: 1 };
   private ansiCodePage = 1252;
   private defaultFont = -1;
@@ -260,6 +263,7 @@ class RtfInterpreter {
   }
 
   private openGroup(): void {
+    if (this.stack.length >= this.maxNesting) nestingExceeded('RTF groups', this.maxNesting);
     this.flushBytes();
     this.skipChars = 0;
     this.stack.push(this.state);

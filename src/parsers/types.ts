@@ -1,4 +1,5 @@
 import type { DocumentDraft, Format } from '../document/types.js';
+import type { ParseLimits } from '../limits.js';
 import type { CommentsMode, RevisionsMode } from './review-options.js';
 
 /** What a parser receives: the raw bytes, and for text formats the decoded text. */
@@ -13,7 +14,11 @@ export interface ParseInput {
   encoding?: string;
 }
 
-export interface ParseOptions {
+/**
+ * Parse options. The limits (`maxNesting`, `maxTableColumns`) come from their schema in
+ * src/limits.ts, which gives their defaults and meaning; a file over one is LIMIT_EXCEEDED.
+ */
+export interface ParseOptions extends Partial<ParseLimits> {
   /** Force a format instead of detecting it. */
   format?: Format;
   /** File name used for detection and messages when the input is bytes. */

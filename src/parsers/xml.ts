@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { nestingExceeded, parseLimits } from '../limits.js';
 
 /**
  * A thin layer over saxes for the XML inside office and e-book containers (OOXML, ODF, EPUB).
@@ -17,11 +18,23 @@ export interface SaxHandlers {
   text(text: string): void;
 }
 
-/** Streams one XML document through the handlers; malformed XML throws an Error with saxes' message. */
+/**
+ * Streams one XML document through the handlers; malformed XML throws an Error with saxes' message.
+ * Elements nested deeper than `maxNesting` (src/limits.ts; libxml2 also stops at 256 by default)
+ * are LIMIT_EXCEEDED: the handlers keep stacks, and the trees some parts become are walked recursively.
+ */
 export function saxParse(xml: string, handlers: SaxHandlers): void {
   const parser = new SaxesParser({ position: false });
-  parser.on('opentag', (tag) => handlers.open(tag.name, tag.attributes as XmlAttributes, tag.isSelfClosing));
-  parser.on('closetag', (tag) => handlers.close(tag.name));
+  const maxNesting = parseLimits().maxNesting;
+  let depth = 0;
+  parser.on('opentag', (tag) => {
+    if (!tag.isSelfClosing && ++depth > maxNesting) nestingExceeded('XML elements', maxNesting);
+    handlers.open(tag.name, tag.attributes as XmlAttributes, tag.isSelfClosing);
+  });
+  parser.on('closetag', (tag) => {
+    if (!tag.isSelfClosing) depth--;
+    handlers.close(tag.name);
+  });
   parser.on('text', handlers.text);
   parser.on('cdata', handlers.text);
   parser.write(xml).close();

@@ -25,6 +25,11 @@ export interface RunWorkerOptions extends WorkerOptions {
   store?: StoreSpec | LibraryStore;
   /** The Library's folder (its originals when the store keeps none). Default: $GROUNDWORK_HOME or ./.groundwork. */
   libraryDir?: string;
+  /**
+   * Embed the new blocks with the library's embedder (its stored settings, else GROUNDWORK_EMBEDDINGS_*
+   * in this process's environment; none configured: blocks only). Default true.
+   */
+  embed?: boolean;
   /** Ends the worker gracefully: no new jobs; the batches running finish first. */
   signal?: AbortSignal;
   onEvent?: (event: WorkerEvent) => void;
@@ -56,7 +61,7 @@ export interface WorkerHandle {
  * beating, and the first other worker to notice (after `staleAfterMs`) puts its jobs back.
  */
 export async function runWorker(queue: QueueOptions | QueueConnection, options: RunWorkerOptions = {}): Promise<WorkerHandle> {
-  const { store, libraryDir, signal, onEvent, ...rest } = options;
+  const { store, libraryDir, signal, onEvent, embed, ...rest } = options;
   const settings = parseOptions(WORKER_OPTIONS_SCHEMA, rest, 'worker options');
   const owned = !('boss' in queue);
   const connection = owned ? await openQueue(queue as QueueOptions) : (queue as QueueConnection);
@@ -64,6 +69,12 @@ export async function runWorker(queue: QueueOptions | QueueConnection, options: 
   let library: Library;
   try {
     library = await Library.open(libraryDir ?? defaultLibraryDir(), { store: spec });
+    // Every worker embeds with the library's one model (an endpoint that does not answer stops the
+    // worker here, before it takes a job).
+    if (embed !== false) await library.useEmbedder({ persist: false }).catch(async (error: unknown) => {
+      await library.close();
+      throw error;
+    });
   } catch (error) {
     if (owned) await connection.close();
     throw error;

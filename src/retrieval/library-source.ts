@@ -9,7 +9,8 @@ import type { BlockFetcher, Candidate, Retriever } from './types.js';
  * one being built both fit, since every call is awaited.
  */
 export interface LibraryLike {
-  search(query: string, options: { k: number; filter: SearchFilter }): SearchHit[] | Promise<SearchHit[]>;
+  /** BM25 hits (the Library's `searchText`). */
+  searchText(query: string, options: { k: number; filter: SearchFilter }): SearchHit[] | Promise<SearchHit[]>;
   blocks(docId: string): Block[] | Promise<Block[]>;
   documents(): StoredDocument[] | Promise<StoredDocument[]>;
   document(idOrPath: string): StoredDocument | undefined | Promise<StoredDocument | undefined>;
@@ -35,7 +36,7 @@ export function librarySources(library: LibraryLike): RetrievalSources {
     async search(query: string, k: number, filter: RetrievalFilter): Promise<Candidate[]> {
       const { storeFilter, needsPostFilter, empty } = splitFilter(filter);
       if (empty) return [];
-      if (!needsPostFilter) return (await library.search(query, { k, filter: storeFilter })).map(toCandidate);
+      if (!needsPostFilter) return (await library.searchText(query, { k, filter: storeFilter })).map(toCandidate);
       const passes = compileFilter(filter);
       // Documents looked up once per search (never kept past it: they change as files are added).
       const docs = new Map<string, Promise<StoredDocument | undefined>>();
@@ -45,7 +46,7 @@ export function librarySources(library: LibraryLike): RetrievalSources {
         return doc;
       };
       for (let ask = Math.max(4 * k, 50); ; ask *= 4) {
-        const hits = await library.search(query, { k: ask, filter: storeFilter });
+        const hits = await library.searchText(query, { k: ask, filter: storeFilter });
         const kept: Candidate[] = [];
         for (const hit of hits) {
           const doc = await stored(hit.docId);

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { ChunkKind } from '../chunkers/types.js';
 import type { BBox, Document, Format, TableData } from '../document/types.js';
+import type { CheckReport, ResolvedCheckOptions } from './check.js';
 
 /** The stored unit (DESIGN.md, "Block"). */
 export interface Block {
@@ -98,6 +99,19 @@ export interface SearchHit {
   snippet: string;
 }
 
+/**
+ * One document with everything stored for it, as `groundwork migrate` copies it from one store to
+ * another (`LibraryStore.dumpDocuments` / `importDocument`).
+ */
+export interface DocumentDump {
+  /** Its row as stored (added time and `original` included; `paths` and `blocks` as counted there). */
+  document: StoredDocument;
+  paths: PathRecord[];
+  blocks: Block[];
+  /** Its parse-cache entries: the key and the stored form (gzip JSON of the Document), copied as is. */
+  parseCache: { key: string; document: Buffer }[];
+}
+
 /** What one document's ingest writes, atomically. */
 export interface DocumentWrite {
   document: Document;
@@ -112,6 +126,18 @@ export interface DocumentWrite {
   parseCacheKey: string | null;
 }
 
+/** What `writeDocument` did. */
+export interface WriteResult {
+  /** A document the path pointed at before, deleted because it was left with no path. */
+  replacedDocId: string | null;
+  /**
+   * False when the document was already stored with the same configuration hash (another process
+   * stored the same bytes meanwhile): its blocks were kept and only the path (and a missing
+   * `original`) recorded. The same bytes chunked the same way are the same blocks.
+   */
+  written: boolean;
+}
+
 export interface StoreStats {
   documents: number;
   blocks: number;
@@ -120,6 +146,104 @@ export interface StoreStats {
   bytes: number;
   byFormat: Record<string, number>;
   parseCacheEntries: number;
+}
+
+/**
+ * Which vectors: the embedder's id (`openai:bge-m3:1024`, see src/embed/types.ts `Embedder.id`)
+ * and their length. Vectors are keyed by (text hash, model, dimensions); a library keeps the
+ * vectors of each model apart and searches one model's at a time.
+ */
+export interface VectorSpace {
+  model: string;
+  dimensions: number;
+}
+
+/**
+ * How a model's vectors are indexed for search. `none`: exact KNN over the float vectors. `int8` /
+ * `binary`: KNN over quantized copies (4x / 32x smaller to scan), the best candidates then rescored
+ * exactly from the float vectors.
+ */
+export const VECTOR_QUANTIZATIONS = ['none', 'int8', 'binary'] as const;
+export type VectorQuantization = (typeof VECTOR_QUANTIZATIONS)[number];
+
+/**
+ * One block's vector for `putVectors`: the block, the hash of the text embedded for it
+ * (`textHash(contextualize(block).text)`), and the vector, which may be left out when the store
+ * already has one for this hash (`knownVectors`): identical texts are stored once.
+ */
+export interface VectorEntry {
+  blockId: string;
+  hash: string;
+  vector?: Float32Array;
+}
+
+/**
+ * What vector search may be restricted to: the store's `SearchFilter` plus heading-path prefix,
+ * sections and document metadata (src/retrieval/filter.ts `RetrievalFilter` has the same shape and
+ * `blockMatches` the reference semantics). Applied before ranking.
+ */
+export interface VectorFilter extends SearchFilter {
+  headingPrefix?: string[];
+  sections?: { docId: string; headingPath: string[]; start?: number; end?: number }[];
+  metadata?: Record<string, string | number | boolean>;
+}
+
+/** One result of `vectorCandidates`: the block, its document's first path, cosine similarity. */
+export interface VectorCandidate {
+  block: Block;
+  path: string | null;
+  /** Cosine similarity to the query vector (1 = same direction), higher is better. */
+  score: number;
+}
+
+/** What a store holds for one model. */
+export interface VectorStats {
+  model: string;
+  dimensions: number;
+  quantization: VectorQuantization;
+  /** Distinct texts with a vector (identical blocks share one). */
+  vectors: number;
+  /** Blocks linked to a vector of this model. */
+  blocks: number;
+}
+
+/** Where a job is in its life: queued -> running -> done | failed | cancelled (a restart may re-queue a running one). */
+export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+
+export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
+
+/**
+ * A unit of background work kept in the library (an upload's ingest, for `groundwork serve`), so it
+ * outlives the process that queued it. The store keeps the record; what `input`, `progress` and
+ * `result` hold is the job kind's business (plain JSON).
+ */
+export interface JobRecord {
+  id: string;
+  /** What runs it, e.g. `ingest`. */
+  kind: string;
+  state: JobState;
+  input: Record<string, unknown>;
+  progress: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  /** Why a failed job failed: the GroundworkError code and message. */
+  error: { code: string; message: string } | null;
+  /** How many times it was started (more than 1 after a restart resumed it). */
+  attempts: number;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** The fields of a job that change as it runs. */
+export type JobPatch = Partial<Pick<JobRecord, 'state' | 'progress' | 'result' | 'error' | 'attempts' | 'startedAt' | 'finishedAt'>>;
+
+export interface JobQuery {
+  /** Only jobs in these states. */
+  states?: readonly JobState[];
+  /** At most this many, newest first (default 100). */
+  limit?: number;
 }
 
 /** A block as block iteration yields it: with its document's first path. */
@@ -170,10 +294,19 @@ export interface LibraryStore {
   pathRecord(path: string): Promise<PathRecord | undefined>;
   /** The document stored for this content hash, if any. */
   documentInfo(docId: string): Promise<{ configHash: string } | undefined>;
-  /** Records that `path` now holds the (already stored) document `docId`; drops orphans. */
+  /**
+   * Records that `path` now holds the stored document `docId`; drops the document it held before
+   * when that one is left with no path. NOT_FOUND when `docId` is not stored (removed meanwhile).
+   */
   recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }>;
-  /** Stores a document, its blocks, its path and its parse-cache entry in one transaction. */
-  writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }>;
+  /**
+   * Stores a document, its blocks, its path and its parse-cache entry in one transaction, or, when
+   * the document is already stored with the same configuration hash, only its path (`written:
+   * false`): two processes writing the same bytes end with one document.
+   */
+  writeDocument(write: DocumentWrite): Promise<WriteResult>;
+  /** Sets (or clears, with null) a document's kept original; false when the document is not stored. */
+  setOriginal(docId: string, original: string | null): Promise<boolean>;
   /** Deletes a document with its blocks, index rows, paths and parse-cache entries. */
   removeDocument(docId: string): Promise<boolean>;
 
@@ -183,6 +316,10 @@ export interface LibraryStore {
   /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
   getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
   blocksOf(docId: string): Promise<Block[]>;
+  /** One block by its id. */
+  getBlock(blockId: string): Promise<Block | undefined>;
+  /** The blocks of a document with `from <= ordinal <= to`, by ordinal (neighbours of a block). */
+  blockRange(docId: string, from: number, to: number): Promise<Block[]>;
   /** Every block, by document id then ordinal, fetched in pages (memory stays bounded). */
   iterateBlocks(): AsyncIterable<BlockWithPath>;
 
@@ -194,7 +331,56 @@ export interface LibraryStore {
   /** The ranking of `searchText(query, k)` (same order, same scores) without loading the blocks. */
   rankText(query: string, k: number): Promise<RankedBlock[]>;
 
+  /**
+   * Stores vectors and links blocks to them, in one transaction. An entry without a vector links
+   * its block to the vector already stored for its hash (INVALID_OPTIONS when there is none); a
+   * vector for a hash already stored is not stored again. A block that no longer exists (replaced
+   * since) is skipped. `linked` counts the blocks linked, `stored` the new vectors.
+   */
+  putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }>;
+  /** Which of these text hashes have a vector of this model. */
+  knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>>;
+  /**
+   * Up to `limit` blocks with no vector of this model, by document id then ordinal, after the block
+   * `after` (exclusive): page through them, or ask again from the start once the page is embedded.
+   */
+  missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]>;
+  /**
+   * The `k` blocks whose vectors are nearest `vector` (cosine), best first, with `filter` applied
+   * before ranking: k results of the filter whenever that many blocks with vectors match. Exact,
+   * or through the model's quantized index and rescored exactly (`setQuantization`). A block whose
+   * text equals another's shares its vector and its score.
+   */
+  vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter?: VectorFilter): Promise<VectorCandidate[]>;
+  /** How each model's vectors are indexed; builds or drops the quantized copies. */
+  setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void>;
+  /** Every model the store has vectors of. */
+  vectorStats(): Promise<VectorStats[]>;
+  /** Deletes the vectors of a model no block links to any more (removed or re-chunked blocks); how many. */
+  pruneVectors(space: VectorSpace): Promise<number>;
+  /** Deletes every vector of a model and its links; how many vectors. */
+  dropVectors(model: string): Promise<number>;
+
   stats(): Promise<StoreStats>;
+  /**
+   * Checks the store's own data (its integrity, the index against the blocks, orphans) and, with
+   * `repair`, rebuilds what can be rebuilt, then checks again (src/store/check.ts). Safe while
+   * other processes read and write.
+   */
+  check(options: ResolvedCheckOptions): Promise<CheckReport>;
+
+  /** Stores a new job (INVALID_OPTIONS when its id is taken). */
+  createJob(job: JobRecord): Promise<void>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /** Jobs newest first (by creation), optionally only some states. */
+  listJobs(query?: JobQuery): Promise<JobRecord[]>;
+  /**
+   * Applies `patch` (and a new `updatedAt`) and returns the job as it is now; undefined when there is
+   * no such job or, with `ifState`, when it is not in one of those states (nothing changed): a
+   * compare-and-set, so two processes cannot both start one queued job.
+   */
+  updateJob(id: string, patch: JobPatch, options?: { ifState?: readonly JobState[] }): Promise<JobRecord | undefined>;
+
   close(): Promise<void>;
 
   /**
@@ -206,6 +392,16 @@ export interface LibraryStore {
    */
   putOriginal?(docId: string, path: string): Promise<string>;
   openOriginal?(docId: string): Promise<Readable | undefined>;
+
+  /**
+   * Copying a library between stores (`groundwork migrate`): every setting; every document with its
+   * paths, blocks and parse cache, by id, read in pages; and writing one such document in one
+   * transaction (replacing what the store held under its id; the index is built from the blocks).
+   * A store that can be migrated from has the first two, one that can be migrated to the third.
+   */
+  listSettings?(): Promise<Record<string, string>>;
+  dumpDocuments?(): AsyncIterable<DocumentDump>;
+  importDocument?(dump: DocumentDump): Promise<void>;
 }
 
 /** Options of opening a store that are not data (callbacks): they stay in the opening process. */

@@ -43,6 +43,11 @@ const ABBREVIATIONS_BEFORE_NUMBER = new Set([
 /** A numbered-list marker ("1.", "2.3.", "a.", "iv.") standing alone at a line start. */
 const LIST_MARKER = /^(?:\d{1,3}(?:\.\d{1,3})*|[A-Za-z]|[ivxlcIVXLC]{1,6})\.$/;
 const LINE_BREAKS = /[\r\n]/g;
+/**
+ * UAX #29 breaks sentences only after a terminator (STerm, ATerm) or a paragraph separator: a
+ * window without any has no boundary, and the segmenter (and ICU's copy of the window) is skipped.
+ */
+const MAY_END_SENTENCE = /[\p{Sentence_Terminal}\u002E\u2024\uFE52\uFF0E\r\n\u0085\u2028\u2029]/u;
 
 /**
  * Sentence spans of `text[from, to)`, in order, covering the range exactly: each sentence keeps
@@ -137,7 +142,8 @@ function segmentRun(scan: Scan, start: number, end: number, soft: boolean, out: 
     // Soft-wrapped lines are joined for the segmenter (same length, so offsets hold).
     if (soft) input = input.replace(LINE_BREAKS, ' ');
     let last = a;
-    for (const seg of sentenceSegmenter.segment(input)) {
+    const segments: Iterable<Intl.SegmentData> = MAY_END_SENTENCE.test(input) ? sentenceSegmenter.segment(input) : [];
+    for (const seg of segments) {
       if (seg.index === 0) continue;
       const p = a + seg.index;
       // In a truncated window the last segment may be cut short; its start is still reliable.

@@ -109,6 +109,29 @@ export class BpeTokenizer implements Tokenizer {
     return { tokens, ends };
   }
 
+  tokenEnds(text: string): Uint32Array {
+    const ends = new GrowableEnds(Math.max(16, text.length >>> 2));
+    const nfc = this.spec.nfc ? normalizeNfc(text) : undefined;
+    const source = nfc ? nfc.normalized : text;
+    const specialRe = this.specialRe;
+    if (!specialRe) {
+      this.endsSegment(source, 0, ends);
+    } else {
+      let pos = 0;
+      for (const m of source.matchAll(specialRe)) {
+        this.endsSegment(source.slice(pos, m.index), pos, ends);
+        pos = m.index + m[0].length;
+        ends.push(pos);
+      }
+      this.endsSegment(pos === 0 ? source : source.slice(pos), pos, ends);
+    }
+    const out = ends.done();
+    if (nfc && nfc.normalized !== text) {
+      for (let i = 0; i < out.length; i++) out[i] = nfc.toOriginal(out[i]!);
+    }
+    return out;
+  }
+
   decode(tokens: readonly number[]): string {
     const { vocab } = this.load();
     const { start, bytes } = vocab;
@@ -183,6 +206,73 @@ export class BpeTokenizer implements Tokenizer {
       }
       pos = end;
     }
+  }
+
+  private endsSegment(s: string, base: number, ends: GrowableEnds): void {
+    const pieceEnd = this.spec.pieceEnd;
+    const { vocab, pieces } = this.load();
+    const n = s.length;
+    let pos = 0;
+    while (pos < n) {
+      const end = pieceEnd(s, pos, n);
+      const t = pieces.tokensAt(s, pos, end);
+      if (typeof t === 'number') ends.push(base + end);
+      else pushPieceEnds(s, pos, t, vocab, base, ends);
+      pos = end;
+    }
+  }
+}
+
+/** A Uint32Array that doubles as it fills (one copy per doubling, no boxed numbers). */
+class GrowableEnds {
+  private data: Uint32Array;
+  private length = 0;
+
+  constructor(capacity: number) {
+    this.data = new Uint32Array(capacity);
+  }
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = value;
+  }
+
+  /** The filled part (a view: no copy). */
+  done(): Uint32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** pushPieceOffsets without the ids. */
+function pushPieceEnds(s: string, from: number, t: Int32Array, vocab: Vocabulary, base: number, ends: GrowableEnds): void {
+  const { start } = vocab;
+  let ci = from;
+  let bytesDone = 0;
+  let target = 0;
+  for (let k = 0; k < t.length; k++) {
+    const id = t[k]!;
+    target += start[id + 1]! - start[id]!;
+    while (bytesDone < target) {
+      const c = s.charCodeAt(ci);
+      if (c < 0x80) {
+        bytesDone += 1;
+        ci += 1;
+      } else if (c < 0x800) {
+        bytesDone += 2;
+        ci += 1;
+      } else if (c >= 0xd800 && c <= 0xdbff && ci + 1 < s.length && (s.charCodeAt(ci + 1) & 0xfc00) === 0xdc00) {
+        bytesDone += 4;
+        ci += 2;
+      } else {
+        bytesDone += 3;
+        ci += 1;
+      }
+    }
+    ends.push(base + ci);
   }
 }
 

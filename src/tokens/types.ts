@@ -27,4 +27,10 @@ export interface Tokenizer {
   count(text: string): number;
   /** The tokens of `text` and where each ends in it (see TokenOffsets). */
   encodeWithOffsets(text: string): TokenOffsets;
+  /**
+   * Only `encodeWithOffsets(text).ends`, in a typed array (4 bytes a token, no id array): what
+   * chunkers that cut a whole text at token boundaries hold while they cut. Optional: without it
+   * callers copy `encodeWithOffsets(text).ends` (see `tokenEndsOf` in src/chunkers/token.ts).
+   */
+  tokenEnds?(text: string): Uint32Array;
 }

@@ -10,9 +10,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { chunkText, type ChunkOptions } from '../../src/chunk.js';
-import type { Chunk } from '../../src/chunkers/types.js';
+import { chunkText } from '../../src/chunk.js';
 import { getTokenizer } from '../../src/tokens/index.js';
+import { pathologicalText } from '../fuzz/strings.js';
+import { chunkViolations, STRATEGIES } from './invariants.js';
 
 const FRAGMENTS = [
   'The', 'quick', 'brown', 'fox', 'jumps', 'over', 'the', 'lazy', 'dog.', 'Mr.', 'Smith', 'paid', '$3.50', 'e.g.', 'U.S.',
@@ -26,93 +27,22 @@ const mixedText = fc
   .array(fc.constantFrom(...FRAGMENTS), { minLength: 0, maxLength: 160 })
   .map((parts) => parts.join(''));
 
-interface Strategy {
-  options: ChunkOptions;
-  /** body = input.slice(start, end); text = prefix + body (true) or text is the body itself (false) */
-  prefixed: boolean;
-  limit?: (c: Chunk) => number;
-  maxSize?: number;
-  /** Max overlap between consecutive spans, in the size unit; 0 = spans never overlap. */
-  overlap: number;
-  unit: 'tokens' | 'chars';
-  graphemeSafe: boolean;
-  surrogateSafe: boolean;
-  /** What blank (whitespace-only) input gives: nothing, or (chisel, as llmware) one chunk of all of it. */
-  blank: 'none' | 'whole';
-}
-
-const STRATEGIES: Record<string, Strategy> = {
-  structure: { options: { strategy: 'structure', chunkSize: 48 }, prefixed: true, maxSize: 48, overlap: 0, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
-  'recursive chars': { options: { strategy: 'recursive', chunkSize: 60, chunkOverlap: 12 }, prefixed: false, maxSize: 60, overlap: 12, unit: 'chars', graphemeSafe: false, surrogateSafe: false, blank: 'none' },
-  // LangChain measures each split on its own and sums (a surrogate half alone counts as a whole
-  // token), so in token mode a merged chunk may count above chunkSize; parity keeps that.
-  'recursive tokens': { options: { strategy: 'recursive', chunkSize: 24, chunkOverlap: 6, lengthUnit: 'tokens' }, prefixed: false, overlap: 24, unit: 'tokens', graphemeSafe: false, surrogateSafe: false, blank: 'none' },
-  chisel: { options: { strategy: 'chisel', maxCharSize: 60, lookBackCharRange: 20 }, prefixed: false, overlap: 0, unit: 'chars', graphemeSafe: false, surrogateSafe: true, blank: 'whole' },
-  sentence: { options: { strategy: 'sentence', chunkSize: 40, chunkOverlap: 10 }, prefixed: true, maxSize: 40, overlap: 10, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
-  token: { options: { strategy: 'token', chunkSize: 32, chunkOverlap: 8 }, prefixed: true, maxSize: 32, overlap: 8, unit: 'tokens', graphemeSafe: true, surrogateSafe: true, blank: 'none' },
-};
-
-const tokenizer = getTokenizer('cl100k_base');
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-
-function graphemeBoundaries(text: string): Set<number> {
-  const set = new Set<number>([text.length]);
-  for (const g of graphemes.segment(text)) set.add(g.index);
-  return set;
-}
-
-const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
-
-function size(text: string, unit: 'tokens' | 'chars'): number {
-  return unit === 'tokens' ? tokenizer.count(text) : text.length;
-}
-
-function checkInvariants(input: string, chunks: Chunk[], s: Strategy): void {
-  if (input.trim() === '' && s.blank === 'none') {
-    expect(chunks).toEqual([]);
-    return;
-  }
-  const bounds = s.graphemeSafe ? graphemeBoundaries(input) : undefined;
-  let covered = 0; // every visible char before this offset is known to be covered
-  chunks.forEach((c, i) => {
-    expect(c.index).toBe(i);
-    expect(c.chars).toBe(c.text.length);
-    expect(c.tokens).toBe(tokenizer.count(c.text));
-    const body = input.slice(c.start, c.end);
-    if (s.prefixed) expect(c.text).toBe((c.prefix ?? '') + body);
-    else expect(c.text).toBe(body);
-    if (s.maxSize !== undefined) expect(size(c.text, s.unit)).toBeLessThanOrEqual(s.maxSize);
-    if (s.surrogateSafe) {
-      expect(isLow(input.charCodeAt(c.start)) && isHigh(input.charCodeAt(c.start - 1))).toBe(false);
-      expect(isLow(input.charCodeAt(c.end)) && isHigh(input.charCodeAt(c.end - 1))).toBe(false);
-    }
-    if (bounds) {
-      expect(bounds.has(c.start)).toBe(true);
-      expect(bounds.has(c.end)).toBe(true);
-    }
-    if (i > 0) {
-      const prev = chunks[i - 1]!;
-      expect(c.start).toBeGreaterThanOrEqual(prev.start);
-      expect(c.end).toBeGreaterThanOrEqual(prev.end);
-      const shared = prev.end > c.start ? input.slice(c.start, prev.end) : '';
-      if (s.overlap === 0) expect(shared).toBe('');
-      else expect(size(shared, s.unit)).toBeLessThanOrEqual(s.overlap);
-    }
-    // Nothing lost: the gap before this chunk holds only whitespace.
-    if (c.start > covered) expect(input.slice(covered, c.start).trim()).toBe('');
-    covered = Math.max(covered, c.end);
-  });
-  expect(input.slice(covered).trim()).toBe('');
-}
-
 describe.each(Object.entries(STRATEGIES))('%s: chunk invariants', (_name, strategy) => {
   test('hold on random mixed-script text', () => {
     fc.assert(
       fc.property(mixedText, (input) => {
-        checkInvariants(input, chunkText(input, strategy.options), strategy);
+        expect(chunkViolations(input, chunkText(input, strategy.options), strategy)).toEqual([]);
       }),
       { seed: 20261130, numRuns: 150 },
+    );
+  });
+
+  test('hold on pathological text (surrogate halves, huge clusters, separator runs, markup, $ math)', () => {
+    fc.assert(
+      fc.property(pathologicalText(1500), (input) => {
+        expect(chunkViolations(input, chunkText(input, strategy.options), strategy)).toEqual([]);
+      }),
+      { seed: 20261202, numRuns: 40 },
     );
   });
 

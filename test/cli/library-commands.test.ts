@@ -332,7 +332,8 @@ describe.skipIf(!hasShared)('groundwork ingest on the shared corpus (spawned)', 
     expect(lost).toEqual([]);
     expect(report.docsAdded).toBeGreaterThan(50);
     for (const r of report.rejected) {
-      expect(['ENCRYPTED', 'CORRUPT', 'EMPTY', 'UNSUPPORTED', 'TOO_LARGE', 'LIMIT_EXCEEDED', 'IO'], r.path).toContain(r.code);
+      // TIMEOUT: a file past --file-timeout (120 s) on a heavily loaded machine is a truthful answer; CRASHED is not allowed.
+      expect(['ENCRYPTED', 'CORRUPT', 'EMPTY', 'UNSUPPORTED', 'TOO_LARGE', 'LIMIT_EXCEEDED', 'TIMEOUT', 'IO'], r.path).toContain(r.code);
       expect(r.reason.length, r.path).toBeGreaterThan(0);
     }
     const codeOf = (name: string) => report.rejected.find((r) => r.path.endsWith(name))?.code;

@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -205,4 +205,33 @@ describe.skipIf(!TEST_DATABASE_URL)('groundwork library commands on Postgres', (
     }
     expect(existsSync(join(folder, 'files'))).toBe(false);
   });
+
+  test('eval --postgres builds its throw-away libraries in the database and scores as on SQLite', async () => {
+    const dir = tempDir('gw-pg-eval-');
+    mkdirSync(join(dir, 'corpus'));
+    const docs: Record<string, string> = {
+      'birds.md': '# Birds\n\nThe arctic tern migrates from pole to pole every year.\n\nPenguins cannot fly but swim very well.\n',
+      '书.md': '# 图书馆\n\n国家图书馆位于北京，藏书超过四千万册。\n\n阅览室每天早上九点开放。\n',
+    };
+    const questions = [
+      ['Which bird migrates from pole to pole?', 'birds.md', 'arctic tern'],
+      ['国家图书馆藏书多少册？', '书.md', '四千万册'],
+    ].map(([question, doc, answer], i) => {
+      const start = docs[doc!]!.indexOf(answer!);
+      return JSON.stringify({ id: `q${i}`, question, doc, answer, spans: [[start, start + answer!.length]] });
+    });
+    for (const [name, text] of Object.entries(docs)) writeFileSync(join(dir, 'corpus', name), text);
+    writeFileSync(join(dir, 'questions.jsonl'), `${questions.join('\n')}\n`);
+    const [onPostgres, onSqlite] = await Promise.all([
+      local(['eval', dir, '--postgres', TEST_DATABASE_URL!, '--json', '-s', 'structure']),
+      local(['eval', dir, '--json', '-s', 'structure'], { GROUNDWORK_DATABASE_URL: undefined }),
+    ]);
+    expect(onPostgres.stderr).toBe('');
+    expect(onPostgres.code).toBe(0);
+    const scores = (out: string) => (JSON.parse(out) as Record<string, any>[]).map(({ seconds, ...rest }) => rest);
+    const pgScores = scores(onPostgres.stdout);
+    expect(pgScores.length).toBeGreaterThan(1);
+    expect(pgScores.every((r) => r.hitAtK === 1)).toBe(true);
+    expect(pgScores).toEqual(scores(onSqlite.stdout));
+  }, 240_000);
 });

@@ -115,7 +115,7 @@ describe('groundwork search with sections', () => {
   test('usage errors: --mode vector without vectors, a bad --neighbors or --mode', async () => {
     const vector = await cli('search', 'x', '--mode', 'vector');
     expect(vector.code).toBe(2);
-    expect(vector.stderr).toContain('needs a vector retriever');
+    expect(vector.stderr).toContain('this library has no vectors');
     expect((await cli('search', 'x', '--neighbors', 'many')).code).toBe(2);
     expect((await cli('search', 'x', '--neighbors', '99')).stderr).toContain('at most 20');
     expect((await cli('search', 'x', '--mode', 'semantic')).stderr).toContain('--mode must be one of bm25, vector, hybrid');

@@ -27,7 +27,7 @@ function makeCorpus(dir: string): void {
   }
 }
 
-function runChild(libDir: string, folder: string, killAfter?: number): Promise<{ lines: string[]; signal: NodeJS.Signals | null }> {
+function runChild(libDir: string, folder: string, killAfter?: number, killDelayMs = 0): Promise<{ lines: string[]; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'test/library/ingest-child.ts'), libDir, folder], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
     const lines: string[] = [];
@@ -37,7 +37,11 @@ function runChild(libDir: string, folder: string, killAfter?: number): Promise<{
       const parts = buffer.split('\n');
       buffer = parts.pop()!;
       lines.push(...parts);
-      if (killAfter !== undefined && lines.length >= killAfter && !child.killed) child.kill('SIGKILL');
+      if (killAfter !== undefined && lines.length >= killAfter && !child.killed) {
+        if (killDelayMs === 0) child.kill('SIGKILL');
+        else setTimeout(() => child.kill('SIGKILL'), killDelayMs).unref();
+        killAfter = undefined;
+      }
     });
     child.on('error', reject);
     child.on('exit', (_code, signal) => resolve({ lines, signal }));
@@ -80,6 +84,45 @@ describe('crash safety', () => {
     expect(full.documents).toBe(120);
   });
 
+  test('SIGKILL at a random moment: check finds no error (quick and full); repair leaves nothing; a rerun completes', { timeout: 180_000 }, async () => {
+    const folder = join(root, 'docs3');
+    makeCorpus(folder);
+    const libDir = join(root, 'lib3');
+    // Somewhere in the middle of a file: hashing, parsing, copying the original, or committing.
+    const after = 1 + Math.floor(Math.random() * 40);
+    const delay = 1 + Math.floor(Math.random() * 400);
+    console.log(`crash test: SIGKILL ${delay} ms after file ${after}`);
+    const killed = await runChild(libDir, folder, after, delay);
+    expect(killed.signal).toBe('SIGKILL');
+    const partial = checkConsistent(join(libDir, 'library.sqlite'));
+
+    const library = await Library.open(libDir);
+    for (const full of [false, true]) {
+      const report = await library.check({ full });
+      // A killed ingest leaves at most leftovers (a temporary copy, a copy whose document never committed).
+      expect(report.found.filter((f) => f.severity === 'error')).toEqual([]);
+      expect(report.ok).toBe(true);
+    }
+    const repaired = await library.check({ repair: true });
+    expect(repaired.ok).toBe(true);
+    expect(repaired.remaining.filter((f) => f.check !== 'original-unreferenced')).toEqual([]);
+    await library.close();
+
+    const rerun = await runChild(libDir, folder);
+    const report = JSON.parse(rerun.lines.find((l) => l.startsWith('report'))!.slice(7));
+    expect(report.rejected).toEqual([]);
+    expect(report.docsAdded + report.docsSkipped).toBe(120);
+    expect(report.docsSkipped).toBeGreaterThanOrEqual(partial.documents);
+    const reopened = await Library.open(libDir);
+    const final = await reopened.check({ full: true });
+    expect(final.found.filter((f) => f.check !== 'original-unreferenced' && f.check !== 'temp-files')).toEqual([]);
+    // Every document keeps its original; a copy left by the killed run is now some document's.
+    expect((await reopened.documents()).every((d) => d.original !== null)).toBe(true);
+    expect(final.found.map((f) => f.check)).not.toContain('original-unreferenced');
+    await reopened.close();
+    expect(checkConsistent(join(libDir, 'library.sqlite')).documents).toBe(120);
+  });
+
   test('readers can search while an ingest is writing', async () => {
     const folder = join(root, 'docs2');
     makeCorpus(folder);
@@ -92,7 +135,7 @@ describe('crash safety', () => {
     let finished = false;
     void child.then(() => (finished = true));
     while (!finished && Date.now() < deadline) {
-      const hits = await reader.search('warranty 合同', { k: 5 });
+      const hits = await reader.searchText('warranty 合同', { k: 5 });
       searches++;
       if (hits.length > 0) nonEmpty++;
       await new Promise((r) => setTimeout(r, 20));
@@ -100,7 +143,7 @@ describe('crash safety', () => {
     await child;
     expect(searches).toBeGreaterThan(3);
     expect(nonEmpty).toBeGreaterThan(0);
-    expect((await reader.search('warranty', { k: 5 })).length).toBe(5);
+    expect((await reader.searchText('warranty', { k: 5 })).length).toBe(5);
     await reader.close();
   });
 });

@@ -51,8 +51,8 @@ describe('Library.addFiles', () => {
     const third = await lib.addFiles(dir, { workers: 0 });
     expect(third).toMatchObject({ docsAdded: 0, docsUpdated: 1, parsed: 1 });
     expect(await lib.document(before.id)).toBeUndefined();
-    expect((await lib.search('installer'))[0]!.path).toBe(guide);
-    expect(await lib.search('compiler')).toEqual([]);
+    expect((await lib.searchText('installer'))[0]!.path).toBe(guide);
+    expect(await lib.searchText('compiler')).toEqual([]);
 
     // Touching a file without changing it reads it but parses nothing.
     utimesSync(guide, new Date(), new Date(Date.now() + 5000));
@@ -118,7 +118,7 @@ describe('Library.addFiles', () => {
     const report = await lib.addFiles(only, { workers: 0 });
     expect(report.docsAdded).toBe(2);
     expect(report.rejected).toEqual([]);
-    const hit = (await lib.search('revenue north'))[0]!;
+    const hit = (await lib.searchText('revenue north'))[0]!;
     expect(hit.path).toBe(`${join(only, 'figures.eml')}#figures.csv`);
     expect(hit.block.kind).toBe('table');
     // Unchanged on a second run: nothing parsed, nothing added.
@@ -131,11 +131,11 @@ describe('Library.search', () => {
   test('finds English and Chinese blocks with provenance and snippets', async () => {
     const { dir, lib } = await setup();
     await lib.addFiles(dir, { workers: 0 });
-    const zh = await lib.search('第三章第二节提到的三个前提条件', { k: 3 });
+    const zh = await lib.searchText('第三章第二节提到的三个前提条件', { k: 3 });
     expect(zh[0]!.path).toBe(join(dir, 'manual-zh.md'));
     expect(zh[0]!.block.headingPath).toEqual(['合同总则', '第三章 履约', '3.2 前提条件']);
     expect(zh[0]!.snippet).toContain('«前提条件»');
-    const en = await lib.search('quarterly budget approved');
+    const en = await lib.searchText('quarterly budget approved');
     expect(en[0]!.path!.endsWith('meeting.txt')).toBe(true);
     expect(en[0]!.score).toBeGreaterThan(0);
     await lib.close();
@@ -144,12 +144,12 @@ describe('Library.search', () => {
   test('filters by format, path glob, document and page', async () => {
     const { dir, lib } = await setup();
     await lib.addFiles(dir, { workers: 0 });
-    expect(await lib.search('node', { filter: { format: 'csv' } })).toEqual([]);
-    expect(await lib.search('Shanghai', { filter: { format: 'csv' } })).toHaveLength(1);
-    expect(await lib.search('budget', { filter: { path: '**/notes/*.txt' } })).toHaveLength(1);
-    expect(await lib.search('budget', { filter: { path: '**/*.md' } })).toEqual([]);
+    expect(await lib.searchText('node', { filter: { format: 'csv' } })).toEqual([]);
+    expect(await lib.searchText('Shanghai', { filter: { format: 'csv' } })).toHaveLength(1);
+    expect(await lib.searchText('budget', { filter: { path: '**/notes/*.txt' } })).toHaveLength(1);
+    expect(await lib.searchText('budget', { filter: { path: '**/*.md' } })).toEqual([]);
     const guide = (await lib.document(join(dir, 'guide.md')))!;
-    expect((await lib.search('node', { filter: { docId: guide.id } })).every((h) => h.docId === guide.id)).toBe(true);
+    expect((await lib.searchText('node', { filter: { docId: guide.id } })).every((h) => h.docId === guide.id)).toBe(true);
     await lib.close();
   });
 
@@ -157,8 +157,8 @@ describe('Library.search', () => {
     const { dir, lib } = await setup();
     await lib.addFiles(dir, { workers: 0 });
     const hostile = ['"', '"unbalanced', 'AND', 'OR OR', 'NOT', '-', '-budget', 'budget AND', 'U.S.', "o'brien", '😀', '*', 'NEAR(a b)', '^', ':', 'col:budget', '(((', '\u0000', '第三章"', "'; DROP TABLE blocks; --"];
-    for (const q of hostile) expect(Array.isArray(await lib.search(q))).toBe(true);
-    expect((await lib.search('-budget')).length).toBeGreaterThan(0);
+    for (const q of hostile) expect(Array.isArray(await lib.searchText(q))).toBe(true);
+    expect((await lib.searchText('-budget')).length).toBeGreaterThan(0);
     await lib.close();
   });
 });
@@ -171,7 +171,7 @@ describe('Library.remove and stats', () => {
     const removed = (await lib.remove(join(dir, 'manual-zh.md')))!;
     expect(removed.title).toBe('合同总则');
     expect(existsSync(join(lib.dir, removed.original!))).toBe(false);
-    expect(await lib.search('前提条件')).toEqual([]);
+    expect(await lib.searchText('前提条件')).toEqual([]);
     const after = await lib.stats();
     expect(after.documents).toBe(before.documents - 1);
     expect(after.blocks).toBe(before.blocks - removed.blocks);
@@ -224,7 +224,7 @@ describe('Library.open with a store', () => {
     const report = await lib.addFiles(dir, { workers: 0 });
     expect(report.docsAdded).toBe(4);
     expect(one.maxActive()).toBe(1);
-    expect(await lib.settings()).toEqual({ strategy: 'structure', tokenizer: 'o200k_base' });
+    expect(await lib.settings()).toEqual({ strategy: 'structure', tokenizer: 'o200k_base', vectorModel: null, quantization: 'none' });
     await lib.close();
 
     const many = await countingStore(join(dir, 'many.sqlite'), true);
@@ -244,7 +244,7 @@ describe('Library.open with a store', () => {
     expect(existsSync(join(dir, '.gw', 'library.sqlite'))).toBe(false);
     const reopened = await Library.open(join(dir, '.gw'), { store: { kind: 'sqlite', file } });
     expect((await reopened.stats()).documents).toBe(1);
-    expect((await reopened.search('budget'))[0]!.snippet).toContain('«budget»');
+    expect((await reopened.searchText('budget'))[0]!.snippet).toContain('«budget»');
     await reopened.close();
 
     const error = await Library.open(join(dir, '.gw'), { store: { kind: 'sqlite', path: file } }).catch((e: unknown) => e);

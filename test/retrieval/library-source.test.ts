@@ -55,7 +55,7 @@ describe('retrieval over a real library (SQLite, BM25)', () => {
   });
 
   it.skipIf(!hasShared)('k hits are k hits of a heading-path, section or metadata filter the store does not know', async () => {
-    const everything = await library.search('the trace tree loop 项目 资金 安装 配置', { k: 100_000 });
+    const everything = await library.searchText('the trace tree loop 项目 资金 安装 配置', { k: 100_000 });
     const docs = new Map((await library.documents()).map((d) => [d.id, d]));
     const paper = (await library.documents()).find((d) => d.format === 'pdf')!;
     const filterArb: fc.Arbitrary<RetrievalFilter> = fc.constantFrom<RetrievalFilter>(

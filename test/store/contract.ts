@@ -3,12 +3,15 @@
  * test file with a factory of fresh, empty stores (hono's router `common.case.test.ts`). It speaks
  * only the interface, so a new backend passes it unchanged or is not done.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Document, Format } from '../../src/document/types.js';
 import { isGroundworkError } from '../../src/errors.js';
 import { Serial } from '../../src/library/serial.js';
+import { resolveCheckOptions } from '../../src/store/check.js';
 import { openStore } from '../../src/store/registry.js';
-import type { Block, BlockWithPath, DocumentWrite, LibraryStore, SearchFilter, StoreStats } from '../../src/store/types.js';
+import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.js';
+import type { Block, BlockWithPath, DocumentWrite, JobRecord, LibraryStore, SearchFilter, StoreStats, VectorFilter, VectorSpace } from '../../src/store/types.js';
 
 export interface StoreContractOptions {
   /** Shown in the suite's name. */
@@ -90,6 +93,11 @@ export function contractWrite(name: string, texts: readonly string[], options: W
   };
 }
 
+/** A queued job as a server queues one, created at `at` (ISO). */
+export function contractJob(id: string, at: string, input: Record<string, unknown> = { files: [{ name: `${id}.md` }] }): JobRecord {
+  return { id, kind: 'ingest', state: 'queued', input, progress: null, result: null, error: null, attempts: 0, createdAt: at, updatedAt: at, startedAt: null, finishedAt: null };
+}
+
 /** `write` with its block `at` made to fail when the store reads it: a write that breaks part-way. */
 function faulty(write: DocumentWrite, at = write.blocks.length - 1): DocumentWrite {
   const blocks = write.blocks.map((b) => ({ ...b }));
@@ -168,7 +176,7 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
     test('a written document: its fields, blocks in order, path record and parse cache', async () => {
       const store = await fresh();
       const write = contractWrite('a', ['alpha bravo', 'charlie delta', 'echo foxtrot'], { pages: [1, [1, 2], null], original: 'files/do/doc-a', tables: 2, images: 1 });
-      expect(await store.writeDocument(write)).toEqual({ replacedDocId: null });
+      expect(await store.writeDocument(write)).toEqual({ replacedDocId: null, written: true });
 
       expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-1' });
       expect(await store.documentInfo('doc-none')).toBeUndefined();
@@ -217,7 +225,7 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('old', ['the compiler guide', 'more compiler notes'], { path: '/docs/guide.md' }));
       await store.writeDocument(contractWrite('other', ['an unrelated note about gardens']));
       const replaced = await store.writeDocument(contractWrite('new', ['use the installer'], { path: '/docs/guide.md' }));
-      expect(replaced).toEqual({ replacedDocId: 'doc-old' });
+      expect(replaced).toEqual({ replacedDocId: 'doc-old', written: true });
       expect(await store.documentInfo('doc-old')).toBeUndefined();
       expect(await store.getDocument('doc-old')).toBeUndefined();
       expect(await store.blocksOf('doc-old')).toEqual([]);
@@ -241,13 +249,78 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('a', ['running rivers', 'the river runs north', 'mountains only'], { configHash: 'config-1' }));
       await store.recordPath({ path: '/docs/a-copy.md', docId: 'doc-a', size: 1, mtimeMs: 0 });
       const rechunked = contractWrite('a', ['glaciers and rivers'], { configHash: 'config-2' });
-      expect(await store.writeDocument(rechunked)).toEqual({ replacedDocId: null });
+      expect(await store.writeDocument(rechunked)).toEqual({ replacedDocId: null, written: true });
       expect(await store.documentInfo('doc-a')).toEqual({ configHash: 'config-2' });
       expect(await store.blocksOf('doc-a')).toEqual(rechunked.blocks);
       expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-copy.md', '/docs/a.md']);
       expect(await store.searchText('mountains', 5)).toEqual([]);
       expect((await store.searchText('glacier', 5)).map((c) => c.block.id)).toEqual(['a-config-2-0']);
       expect((await store.stats()).blocks).toBe(1);
+    });
+
+    test('writing content already stored with the same configuration records the path only (written: false)', async () => {
+      // What two processes that parsed the same bytes at once send: the second write must not
+      // duplicate or replace anything, and the path it carries is recorded once.
+      const store = await fresh();
+      const first = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a.md', original: null });
+      await store.writeDocument(first);
+      const before = { blocks: await store.blocksOf('doc-a'), ranking: await store.searchText('alpha charlie', 5), stats: await store.stats() };
+      const twin = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/copy-of-a.md', original: 'files/do/doc-a' });
+      expect(await store.writeDocument(twin)).toEqual({ replacedDocId: null, written: false });
+      expect(await store.writeDocument(contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a.md' }))).toEqual({ replacedDocId: null, written: false });
+      expect(await store.blocksOf('doc-a')).toEqual(before.blocks);
+      expect(await store.searchText('alpha charlie', 5)).toEqual(before.ranking);
+      const doc = (await store.getDocument('doc-a'))!;
+      expect(doc.paths).toEqual(['/docs/a.md', '/docs/copy-of-a.md']);
+      // A kept original the first write did not have is recorded; one it had is never overwritten.
+      expect(doc.original).toBe('files/do/doc-a');
+      await store.writeDocument(contractWrite('a', ['alpha bravo', 'charlie delta'], { original: 'files/other' }));
+      expect((await store.getDocument('doc-a'))!.original).toBe('files/do/doc-a');
+      expect(await store.stats()).toEqual({ ...before.stats, paths: 2 });
+    });
+
+    test('recording a path for content that is not stored is NOT_FOUND and changes nothing', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo'], { path: '/docs/a.md' }));
+      const error = await store.recordPath({ path: '/docs/a.md', docId: 'doc-gone', size: 1, mtimeMs: 1 }).then(() => undefined, (e: unknown) => e);
+      expect(isGroundworkError(error) && error.code).toBe('NOT_FOUND');
+      expect((await store.pathRecord('/docs/a.md'))!.docId).toBe('doc-a');
+      expect((await store.stats()).documents).toBe(1);
+    });
+
+    test('setOriginal sets and clears the kept original; false for a document not stored', async () => {
+      const store = await fresh();
+      await store.writeDocument(contractWrite('a', ['alpha bravo'], { original: 'files/do/doc-a' }));
+      expect(await store.setOriginal('doc-a', null)).toBe(true);
+      expect((await store.getDocument('doc-a'))!.original).toBeNull();
+      expect(await store.setOriginal('doc-a', 'files/do/doc-a')).toBe(true);
+      expect((await store.getDocument('doc-a'))!.original).toBe('files/do/doc-a');
+      expect(await store.setOriginal('doc-none', null)).toBe(false);
+    });
+
+    test('check: a store kept by its own methods is consistent, quick and full; repair then does nothing', async () => {
+      const store = await fresh();
+      const empty = await store.check(resolveCheckOptions({}));
+      expect(empty).toMatchObject({ ok: true, repair: false, full: false, found: [], repairs: [], remaining: [] });
+      await crowded(store);
+      await store.writeDocument(contractWrite('zh', ['长江是中国最长的河流', '黄河流经九个省份']));
+      await store.writeDocument(contractWrite('a', ['running rivers'], { configHash: 'config-1' }));
+      await store.writeDocument(contractWrite('a', ['glaciers and rivers', 'a second block'], { configHash: 'config-2' }));
+      await store.writeDocument(contractWrite('gone', ['to be removed']));
+      await store.removeDocument('doc-gone');
+      // Two documents with the same block text: each block's index row is found under its own id.
+      await store.writeDocument(contractWrite('twin-1', ['identical words in two documents']));
+      await store.writeDocument(contractWrite('twin-2', ['identical words in two documents']));
+      await store.recordPath({ path: '/docs/crowd.md', docId: 'doc-zh', size: 1, mtimeMs: 0 });
+      for (const full of [false, true]) {
+        const report = await store.check(resolveCheckOptions({ full }));
+        expect(report.found).toEqual([]);
+        expect(report).toMatchObject({ ok: true, full, remaining: [] });
+        expect(report.checked.length).toBeGreaterThan(0);
+        for (const scope of report.checked) expect(['full', 'sampled']).toContain(scope.scope);
+      }
+      const repaired = await store.check(resolveCheckOptions({ repair: true }));
+      expect(repaired).toMatchObject({ ok: true, repair: true, found: [], repairs: [], remaining: [] });
     });
 
     test('remove: the document, its blocks, paths, index rows and parse cache; false when absent', async () => {
@@ -405,6 +478,70 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       expect(await collect(store.iterateBlocks())).toHaveLength(1355);
     });
 
+    test('a block by id, and a range of a document\'s blocks by ordinal', async () => {
+      const store = await fresh();
+      const write = contractWrite('a', ['zero', 'one', 'two', 'three', 'four'], { pages: [1, 1, 2, null, [3, 4]] });
+      await store.writeDocument(write);
+      await store.writeDocument(contractWrite('b', ['other zero', 'other one']));
+      expect(await store.getBlock('a-config-1-3')).toEqual(write.blocks[3]);
+      expect(await store.getBlock('a-config-1-9')).toBeUndefined();
+      expect(await store.blockRange('doc-a', 1, 3)).toEqual(write.blocks.slice(1, 4));
+      expect(await store.blockRange('doc-a', -5, 0)).toEqual(write.blocks.slice(0, 1));
+      expect(await store.blockRange('doc-a', 3, 99)).toEqual(write.blocks.slice(3));
+      expect(await store.blockRange('doc-a', 7, 9)).toEqual([]);
+      expect(await store.blockRange('doc-none', 0, 9)).toEqual([]);
+      // Re-chunked: the old ids are gone, the new ones found.
+      await store.writeDocument(contractWrite('a', ['only block'], { configHash: 'config-2' }));
+      expect(await store.getBlock('a-config-1-3')).toBeUndefined();
+      expect((await store.getBlock('a-config-2-0'))?.text).toBe('only block');
+    });
+
+    test('jobs: created, read, listed newest first by state, updated; a taken id is refused', async () => {
+      const store = await fresh();
+      expect(await store.getJob('j1')).toBeUndefined();
+      expect(await store.listJobs()).toEqual([]);
+      const first = contractJob('j1', '2026-01-01T00:00:00.000Z', { files: [{ name: '合同.pdf', bytes: 12 }], strategy: 'structure' });
+      await store.createJob(first);
+      await store.createJob(contractJob('j2', '2026-01-01T00:00:01.000Z'));
+      await store.createJob(contractJob('j3', '2026-01-01T00:00:02.000Z'));
+      expect(await store.getJob('j1')).toEqual(first);
+      const taken = await store.createJob(contractJob('j1', '2026-01-02T00:00:00.000Z')).then(() => undefined, (e: unknown) => e);
+      expect(isGroundworkError(taken) && taken.code).toBe('INVALID_OPTIONS');
+      expect((await store.getJob('j1'))!.createdAt).toBe(first.createdAt);
+
+      const running = await store.updateJob('j1', { state: 'running', attempts: 1, startedAt: '2026-01-01T00:00:05.000Z', progress: { filesDone: 0, filesTotal: 1 } });
+      expect(running).toMatchObject({ id: 'j1', state: 'running', attempts: 1, startedAt: '2026-01-01T00:00:05.000Z', progress: { filesDone: 0, filesTotal: 1 }, input: first.input });
+      expect(running!.updatedAt >= first.updatedAt).toBe(true);
+      const done = await store.updateJob('j1', { state: 'done', result: { docsAdded: 1, documents: [{ docId: 'doc-a' }] }, finishedAt: '2026-01-01T00:00:09.000Z' });
+      expect(done).toMatchObject({ state: 'done', result: { docsAdded: 1, documents: [{ docId: 'doc-a' }] }, error: null, progress: { filesDone: 0, filesTotal: 1 } });
+      await store.updateJob('j2', { state: 'failed', error: { code: 'CORRUPT', message: 'x.pdf: damaged' } });
+      expect((await store.getJob('j2'))!.error).toEqual({ code: 'CORRUPT', message: 'x.pdf: damaged' });
+      // A patch may clear a field again.
+      await store.updateJob('j2', { error: null, state: 'queued' });
+      expect((await store.getJob('j2'))!.error).toBeNull();
+
+      expect((await store.listJobs()).map((j) => j.id)).toEqual(['j3', 'j2', 'j1']);
+      expect((await store.listJobs({ states: ['queued'] })).map((j) => j.id)).toEqual(['j3', 'j2']);
+      expect((await store.listJobs({ states: ['done', 'failed'] })).map((j) => j.id)).toEqual(['j1']);
+      expect((await store.listJobs({ limit: 1 })).map((j) => j.id)).toEqual(['j3']);
+      expect(await store.updateJob('j-none', { state: 'running' })).toBeUndefined();
+    });
+
+    test('updateJob with ifState is a compare-and-set: of two claims of one queued job, one wins', async () => {
+      const store = await fresh();
+      await store.createJob(contractJob('j1', '2026-01-01T00:00:00.000Z'));
+      const serial = store.capabilities.concurrentWriters ? undefined : new Serial();
+      const claim = () => {
+        const task = () => store.updateJob('j1', { state: 'running', attempts: 1 }, { ifState: ['queued'] });
+        return serial ? serial.run(task) : task();
+      };
+      const results = await Promise.all([claim(), claim(), claim()]);
+      expect(results.filter((r) => r !== undefined)).toHaveLength(1);
+      expect(await store.updateJob('j1', { state: 'cancelled' }, { ifState: ['queued'] })).toBeUndefined();
+      expect((await store.getJob('j1'))!.state).toBe('running');
+      expect((await store.updateJob('j1', { state: 'cancelled' }, { ifState: ['queued', 'running'] }))!.state).toBe('cancelled');
+    });
+
     test('a write that fails part-way leaves nothing of the document', async () => {
       const store = await fresh();
       await store.writeDocument(contractWrite('keep', ['a sturdy bridge over the river']));
@@ -448,6 +585,155 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await Promise.all(Array.from({ length: 12 }, (_, i) => write(contractWrite(`w${i}`, [`parallel ${i} text`, 'shared words']))));
       expect((await store.stats()).documents).toBe(12);
       expect(await store.searchText('shared', 20)).toHaveLength(12);
+    });
+
+    describe('vectors', () => {
+      const space: VectorSpace = { model: 'test:fixture:4', dimensions: 4 };
+      const v = (...xs: number[]) => new Float32Array(xs);
+
+      test('identical texts are stored once; blocks link to them; stats count both', async () => {
+        const store = await fresh();
+        await store.writeDocument(contractWrite('a', ['one', 'two', 'one again']));
+        await store.writeDocument(contractWrite('b', ['three']));
+        const put = await store.putVectors(space, [
+          { blockId: 'a-config-1-0', hash: 'h1', vector: v(1, 0, 0, 0) },
+          { blockId: 'a-config-1-1', hash: 'h2', vector: v(0, 1, 0, 0) },
+          { blockId: 'a-config-1-2', hash: 'h1' },
+          { blockId: 'b-config-1-0', hash: 'h1', vector: v(1, 0, 0, 0) },
+        ]);
+        expect(put).toEqual({ stored: 2, linked: 4 });
+        expect([...(await store.knownVectors(space, ['h1', 'h2', 'h3']))].sort()).toEqual(['h1', 'h2']);
+        expect(await store.knownVectors({ model: 'other:model:4', dimensions: 4 }, ['h1'])).toEqual(new Set());
+        expect(await store.vectorStats()).toEqual([{ model: space.model, dimensions: 4, quantization: 'none', vectors: 2, blocks: 4 }]);
+        const near = await store.vectorCandidates(space, v(1, 0.1, 0, 0), 4);
+        expect(near.slice(0, 3).map((c) => c.block.id).sort()).toEqual(['a-config-1-0', 'a-config-1-2', 'b-config-1-0']);
+        expect(near[3]!.block.id).toBe('a-config-1-1');
+        expect(near[0]!.score).toBeCloseTo(1 / Math.sqrt(1.01), 5);
+        expect(near[0]!.score).toBe(near[2]!.score);
+        expect(near.find((c) => c.block.docId === 'doc-b')!.path).toBe('/docs/b.md');
+      });
+
+      test('a link to an unknown text, a wrong length or another length for the model is refused, and nothing is written', async () => {
+        const store = await fresh();
+        await store.writeDocument(contractWrite('a', ['one', 'two']));
+        const refused = async (p: Promise<unknown>) => {
+          const error = await p.then(() => undefined, (e: unknown) => e);
+          expect(isGroundworkError(error) && error.code).toBe('INVALID_OPTIONS');
+        };
+        await refused(store.putVectors(space, [{ blockId: 'a-config-1-0', hash: 'h1', vector: v(1, 0, 0, 0) }, { blockId: 'a-config-1-1', hash: 'nope' }]));
+        await refused(store.putVectors(space, [{ blockId: 'a-config-1-0', hash: 'h1', vector: v(1, 0, 0) }]));
+        expect(await store.knownVectors(space, ['h1'])).toEqual(new Set());
+        await store.putVectors(space, [{ blockId: 'a-config-1-0', hash: 'h1', vector: v(1, 0, 0, 0) }]);
+        await refused(store.putVectors({ model: space.model, dimensions: 8 }, [{ blockId: 'a-config-1-1', hash: 'h2', vector: new Float32Array(8) }]));
+        await refused(store.vectorCandidates(space, v(1, 0), 3));
+        // A block that no longer exists is skipped, not an error.
+        expect(await store.putVectors(space, [{ blockId: 'gone', hash: 'h1' }])).toEqual({ stored: 0, linked: 0 });
+      });
+
+      test('missing vectors page by document and ordinal; re-chunking unlinks, pruning and dropping delete', async () => {
+        const store = await fresh();
+        await store.writeDocument(contractWrite('a', ['one', 'two', 'three']));
+        await store.writeDocument(contractWrite('b', ['four']));
+        expect((await store.missingVectors(space, 10)).map((b) => b.id)).toEqual(['a-config-1-0', 'a-config-1-1', 'a-config-1-2', 'b-config-1-0']);
+        const page = await store.missingVectors(space, 2);
+        expect(page.map((b) => b.id)).toEqual(['a-config-1-0', 'a-config-1-1']);
+        expect(page[0]!.path).toBe('/docs/a.md');
+        expect((await store.missingVectors(space, 2, { docId: page[1]!.docId, ordinal: page[1]!.ordinal })).map((b) => b.id)).toEqual(['a-config-1-2', 'b-config-1-0']);
+        await store.putVectors(space, [
+          { blockId: 'a-config-1-0', hash: 'h-one', vector: v(1, 0, 0, 0) },
+          { blockId: 'a-config-1-1', hash: 'h-two', vector: v(0, 1, 0, 0) },
+        ]);
+        expect((await store.missingVectors(space, 10)).map((b) => b.id)).toEqual(['a-config-1-2', 'b-config-1-0']);
+        // Re-chunked: new blocks have no vectors yet; the old texts' vectors stay until pruned (a new block with an old text reuses it).
+        await store.writeDocument(contractWrite('a', ['one', 'five'], { configHash: 'config-2' }));
+        expect((await store.missingVectors(space, 10)).map((b) => b.id)).toEqual(['a-config-2-0', 'a-config-2-1', 'b-config-1-0']);
+        expect([...(await store.knownVectors(space, ['h-one', 'h-two']))].sort()).toEqual(['h-one', 'h-two']);
+        await store.putVectors(space, [{ blockId: 'a-config-2-0', hash: 'h-one' }]);
+        expect(await store.pruneVectors(space)).toBe(1);
+        expect(await store.vectorStats()).toMatchObject([{ vectors: 1, blocks: 1 }]);
+        expect((await store.vectorCandidates(space, v(0, 1, 0, 0), 5)).map((c) => c.block.id)).toEqual(['a-config-2-0']);
+        await store.removeDocument('doc-a');
+        expect(await store.vectorCandidates(space, v(0, 1, 0, 0), 5)).toEqual([]);
+        await store.putVectors(space, [{ blockId: 'b-config-1-0', hash: 'h-four', vector: v(0, 0, 1, 0) }]);
+        expect(await store.dropVectors(space.model)).toBe(2);
+        expect(await store.vectorStats()).toEqual([]);
+        expect(await store.vectorCandidates(space, v(0, 0, 1, 0), 5)).toEqual([]);
+        expect((await store.missingVectors(space, 10)).map((b) => b.id)).toEqual(['b-config-1-0']);
+      });
+
+      test('quantized indexes (int8, binary) rescore exactly: the same best results on separated vectors', async () => {
+        const store = await fresh();
+        const d = 16;
+        const qspace = { model: 'test:quantized:16', dimensions: d };
+        const texts = Array.from({ length: 60 }, (_, i) => `text ${i}`);
+        await store.writeDocument(contractWrite('q', texts));
+        const vectorOf = (i: number) => Float32Array.from({ length: d }, (_, j) => Math.sin((i + 1) * (j + 1) * 0.7) + (j === i % d ? 2 : 0));
+        await store.putVectors(qspace, texts.map((_, i) => ({ blockId: `q-config-1-${i}`, hash: `h${i}`, vector: vectorOf(i) })));
+        const exact = await store.vectorCandidates(qspace, vectorOf(7), 5);
+        expect(exact[0]!.block.ordinal).toBe(7);
+        for (const q of ['int8', 'binary', 'none'] as const) {
+          await store.setQuantization(qspace, q);
+          expect((await store.vectorStats())[0]!.quantization).toBe(q);
+          const got = await store.vectorCandidates(qspace, vectorOf(7), 5);
+          expect(got[0]!.block.ordinal).toBe(7);
+          // Rescored: the scores are the exact cosine similarities.
+          expect(got[0]!.score).toBeCloseTo(exact[0]!.score, 5);
+          // New vectors land in the quantized index too.
+          if (q !== 'none') {
+            await store.writeDocument(contractWrite(`extra-${q}`, ['extra']));
+            await store.putVectors(qspace, [{ blockId: `extra-${q}-config-1-0`, hash: `extra-${q}`, vector: vectorOf(q === 'int8' ? 1000 : 2000) }]);
+            expect((await store.vectorCandidates(qspace, vectorOf(q === 'int8' ? 1000 : 2000), 1))[0]!.block.id).toBe(`extra-${q}-config-1-0`);
+          }
+        }
+      });
+
+      test('filters apply before ranking: k results of the filter whenever k blocks match (property)', async () => {
+        const store = await fresh();
+        const fspace: VectorSpace = { model: 'test:filter:8', dimensions: 8 };
+        const v8 = (...xs: number[]) => Float32Array.from({ length: 8 }, (_, i) => xs[i] ?? 0);
+        // 3 documents x 40 blocks, vectors spread so that one document's blocks crowd the top.
+        const docs = [
+          { name: 'm1', format: 'markdown' as Format, path: '/docs/m1.md', metadata: { team: 'red', year: 2024 } },
+          { name: 'p1', format: 'pdf' as Format, path: '/archive/p1.pdf', metadata: { team: 'blue', year: 2023 } },
+          { name: 'p2', format: 'pdf' as Format, path: '/archive/old/p2.pdf', metadata: { team: 'red', year: 2023 } },
+        ];
+        const written = new Map<string, { format: string; paths: string[]; metadata: Record<string, unknown> }>();
+        const all: Block[] = [];
+        for (const [n, doc] of docs.entries()) {
+          const texts = Array.from({ length: 40 }, (_, i) => `${doc.name} block ${i}`);
+          const write = contractWrite(doc.name, texts, { format: doc.format, path: doc.path, pages: texts.map((_, i) => 1 + (i % 7)) });
+          write.document.metadata = doc.metadata;
+          write.blocks.forEach((b, i) => (b.headingPath = [`Part ${i % 3}`, ...(i % 2 ? ['Sub'] : [])]));
+          await store.writeDocument(write);
+          written.set(write.document.id, { format: doc.format, paths: [doc.path], metadata: doc.metadata });
+          all.push(...write.blocks);
+          await store.putVectors(fspace, write.blocks.map((b, i) => ({
+            blockId: b.id, hash: `${doc.name}-${i}`, vector: v8(n === 0 ? 5 : 1, Math.cos(i), Math.sin(i), n),
+          })));
+        }
+        const filterArb: fc.Arbitrary<VectorFilter> = fc.record({
+          docId: fc.constantFrom('doc-m1', 'doc-p1', 'doc-p2', ['doc-p1', 'doc-p2']),
+          format: fc.constantFrom<Format | Format[]>('pdf', 'markdown', ['pdf', 'markdown']),
+          path: fc.constantFrom('/archive/**', '**/*.md', '**/old/*.pdf'),
+          pageFrom: fc.integer({ min: 1, max: 7 }),
+          pageTo: fc.integer({ min: 4, max: 9 }),
+          headingPrefix: fc.constantFrom(['Part 1'], ['Part 2', 'Sub'], ['Nothing']),
+          metadata: fc.constantFrom<Record<string, string | number>>({ team: 'red' }, { year: 2023 }, { team: 'blue', year: 2023 }),
+        }, { requiredKeys: [] });
+        await fc.assert(fc.asyncProperty(filterArb, fc.integer({ min: 1, max: 12 }), fc.constantFrom(...(['none', 'binary'] as const)), async (filter, k, quantization) => {
+          await store.setQuantization(fspace, quantization);
+          const got = await store.vectorCandidates(fspace, v8(1, 0.5, 0.5, 0), k, filter);
+          const matching = all.filter((b) => blockMatches(b, written.get(b.docId)!, filter as RetrievalFilter));
+          expect(got.length).toBe(Math.min(k, matching.length));
+          for (const c of got) expect(blockMatches(c.block, written.get(c.block.docId)!, filter as RetrievalFilter)).toBe(true);
+          for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score).toBeGreaterThanOrEqual(got[i]!.score - 1e-6);
+        }), { numRuns: 40 });
+        await store.setQuantization(fspace, 'none');
+        // Sections (any-of, by span or heading path) and a filter nothing passes.
+        const section = await store.vectorCandidates(fspace, v8(1, 0, 0, 0), 50, { sections: [{ docId: 'doc-p1', headingPath: ['Part 0'] }] });
+        expect(section.length).toBe(all.filter((b) => b.docId === 'doc-p1' && b.headingPath[0] === 'Part 0').length);
+        expect(await store.vectorCandidates(fspace, v8(1, 0, 0, 0), 5, { path: '**/none/*' })).toEqual([]);
+      });
     });
   });
 }

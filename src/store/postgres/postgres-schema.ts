@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { GroundworkError } from '../../errors.js';
+import { JOBS_MIGRATION } from './postgres-jobs.js';
 
 /**
  * The Postgres schema, as ordered migrations (like src/store/sqlite/sqlite-schema.ts). Each applied
@@ -112,6 +113,7 @@ export const MIGRATIONS: readonly { description: string; sql: string }[] = [
     );
     `,
   },
+  JOBS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

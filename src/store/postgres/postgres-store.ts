@@ -5,10 +5,13 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
   StoredDocument, TextCandidate,
 } from '../types.js';
+import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
+import { inspect, rebuiltRepair } from './postgres-check.js';
 import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
+import { createJob, getJob, listJobs, updateJob } from './postgres-jobs.js';
 import { indexEntry, IndexDelta } from './postgres-fts.js';
 import { readOriginal, writeOriginal } from './postgres-originals.js';
 import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
@@ -180,6 +183,10 @@ export class PostgresStore implements LibraryStore {
 
   async recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }> {
     return this.transaction(async (client) => {
+      const stored = await client.query('SELECT 1 FROM documents WHERE id = $1 FOR SHARE', [record.docId]);
+      if (!stored.rowCount) {
+        throw new GroundworkError('NOT_FOUND', `document ${record.docId.slice(0, 12)} is not stored (removed meanwhile?)`, { file: record.path });
+      }
       const delta = new IndexDelta();
       const result = await this.putPath(client, record, delta);
       await delta.apply(client);
@@ -217,10 +224,19 @@ export class PostgresStore implements LibraryStore {
     return { replacedDocId: previous };
   }
 
-  async writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }> {
+  async writeDocument(write: DocumentWrite): Promise<WriteResult> {
     const { document: doc } = write;
-    return this.transaction(async (client) => {
+    return this.transaction(async (client): Promise<WriteResult> => {
       const delta = new IndexDelta();
+      // Stored already with the same configuration (another process had the same bytes): the same
+      // blocks are there; only this path (and a missing original) is new.
+      const stored = await client.query<{ config_hash: string }>('SELECT config_hash FROM documents WHERE id = $1 FOR UPDATE', [doc.id]);
+      if (stored.rows[0]?.config_hash === write.configHash) {
+        if (write.original) await client.query('UPDATE documents SET original = $2 WHERE id = $1 AND original IS NULL', [doc.id, write.original]);
+        const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
+        await delta.apply(client);
+        return { ...replaced, written: false };
+      }
       // The document row first: a second writer of the same content waits here for the first to commit.
       const { rows } = await client.query<{ existed: boolean }>(
         `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
@@ -252,8 +268,19 @@ export class PostgresStore implements LibraryStore {
       }
       const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
       await delta.apply(client);
-      return replaced;
+      return { ...replaced, written: true };
     });
+  }
+
+  async setOriginal(docId: string, original: string | null): Promise<boolean> {
+    const client = await this.connect();
+    try {
+      return ((await client.query('UPDATE documents SET original = $2 WHERE id = $1', [docId, original])).rowCount ?? 0) > 0;
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      client.release();
+    }
   }
 
   /** Inserts blocks and their index rows in one statement; counts them into `delta`. */
@@ -340,6 +367,15 @@ export class PostgresStore implements LibraryStore {
     return rows[0] ? toStoredDocument(rows[0]) : undefined;
   }
 
+  async getBlock(blockId: string): Promise<Block | undefined> {
+    const rows = await this.query('SELECT * FROM blocks WHERE id = $1', [blockId]);
+    return rows[0] ? toBlock(rows[0]) : undefined;
+  }
+
+  async blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return (await this.query('SELECT * FROM blocks WHERE doc_id = $1 AND ordinal BETWEEN $2 AND $3 ORDER BY ordinal', [docId, from, to])).map(toBlock);
+  }
+
   async blocksOf(docId: string): Promise<Block[]> {
     return (await this.query('SELECT * FROM blocks WHERE doc_id = $1 ORDER BY ordinal', [docId])).map(toBlock);
   }
@@ -394,6 +430,106 @@ export class PostgresStore implements LibraryStore {
   /** The kept original of `docId` as a stream, or undefined when the store holds none. */
   async openOriginal(docId: string): Promise<Readable | undefined> {
     return readOriginal(this.pool, docId).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async listSettings(): Promise<Record<string, string>> {
+    const rows = await this.query<{ key: string; value: string }>('SELECT key, value FROM settings ORDER BY key');
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /**
+   * Writes a document copied from another store (`groundwork migrate`) in one transaction: its row
+   * as it was (added time, original), its blocks with index rows built by this store's analysis,
+   * its paths (a path held by another document moves, as in `recordPath`) and parse cache.
+   */
+  async importDocument(dump: DocumentDump): Promise<void> {
+    const doc = dump.document;
+    await this.transaction(async (client) => {
+      const delta = new IndexDelta();
+      const { rows } = await client.query<{ existed: boolean }>(
+        `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (id) DO UPDATE SET format = excluded.format, mime = excluded.mime, title = excluded.title, language = excluded.language,
+           page_count = excluded.page_count, bytes = excluded.bytes, metadata = excluded.metadata, warnings = excluded.warnings,
+           strategy = excluded.strategy, config_hash = excluded.config_hash, tables = excluded.tables, images = excluded.images,
+           original = coalesce(excluded.original, documents.original), added_at = excluded.added_at
+         RETURNING (xmax <> 0) AS existed`,
+        [
+          doc.id, doc.format, doc.mime, toPgText(doc.title), doc.language, doc.pageCount, doc.bytes, toPgJson(doc.metadata), toPgJson(doc.warnings),
+          doc.strategy, doc.configHash, doc.tables, doc.images, doc.original, doc.addedAt,
+        ],
+      );
+      if (rows[0]!.existed) await this.deleteBlocks(client, doc.id, delta);
+      for (let from = 0; from < dump.blocks.length; from += INSERT_BATCH) {
+        const blocks = dump.blocks.slice(from, from + INSERT_BATCH);
+        await this.insertBlocks(client, blocks, blocks.map(blockIndexText), delta);
+      }
+      for (const record of dump.paths) await this.putPath(client, record, delta);
+      for (const entry of dump.parseCache) {
+        await client.query(
+          'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document',
+          [entry.key, doc.id, entry.document, new Date().toISOString()],
+        );
+      }
+      await delta.apply(client);
+    });
+  }
+
+  /**
+   * The checks of postgres-check.ts on one REPEATABLE READ snapshot (writers go on); a repair
+   * rebuilds the index from the blocks with the index tables locked against writers, then checks again.
+   */
+  async check(options: ResolvedCheckOptions): Promise<CheckReport> {
+    const started = performance.now();
+    const inspectAll = async () => {
+      const client = await this.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        return await inspect(client);
+      } catch (error) {
+        throw this.translate(error);
+      } finally {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+      }
+    };
+    const first = await inspectAll();
+    let repairs: CheckReport['repairs'] = [];
+    let remaining = first.found;
+    if (options.repair && first.found.some((f) => f.repairable)) {
+      const blocks = await this.transaction(async (client) => {
+        await client.query('LOCK TABLE blocks, block_terms, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
+        await rebuildIndex(client, undefined);
+        return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
+      });
+      repairs = [rebuiltRepair(blocks)];
+      remaining = (await inspectAll()).found;
+    }
+    return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    await createJob(this.pool, job).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    return getJob(this.pool, id).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
+    return listJobs(this.pool, query).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
+  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
+    return updateJob(this.pool, id, patch, options.ifState).catch((error: unknown) => {
       throw this.translate(error);
     });
   }

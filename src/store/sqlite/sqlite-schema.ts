@@ -104,6 +104,51 @@ export const MIGRATIONS: readonly Migration[] = [
     rebuildIndex(db, onProgress);
     db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
   },
+  // 4: background jobs (an upload's ingest under `groundwork serve`), kept so a restart resumes them.
+  // IF NOT EXISTS: safe whatever position this step ends up at when branches adding steps merge.
+  `
+  CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    input TEXT NOT NULL,              -- JSON
+    progress TEXT,                    -- JSON
+    result TEXT,                      -- JSON
+    error TEXT,                       -- JSON { code, message }
+    attempts INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT
+  );
+  CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, created_at);
+  CREATE INDEX IF NOT EXISTS jobs_created ON jobs(created_at);
+  `,
+  // 5: vectors (src/store/sqlite/sqlite-vectors.ts). One row per (model, text hash) in `vectors`,
+  // its float32 vector in the model's vec0 table (sqlite-vec, created on first use, rowid = vector
+  // id); blocks link to the vector of their contextual text, so identical texts share one.
+  `
+  CREATE TABLE IF NOT EXISTS vector_models (
+    slot INTEGER PRIMARY KEY,
+    model TEXT NOT NULL UNIQUE,       -- the embedder id, e.g. openai:bge-m3:1024
+    dimensions INTEGER NOT NULL,
+    quantization TEXT NOT NULL DEFAULT 'none',
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS vectors (
+    id INTEGER PRIMARY KEY,
+    slot INTEGER NOT NULL REFERENCES vector_models(slot) ON DELETE CASCADE,
+    hash TEXT NOT NULL,               -- sha256 of the text embedded
+    UNIQUE (slot, hash)
+  );
+  CREATE TABLE IF NOT EXISTS block_vectors (
+    block_rowid INTEGER NOT NULL REFERENCES blocks(rowid) ON DELETE CASCADE,
+    slot INTEGER NOT NULL,
+    vector_id INTEGER NOT NULL,
+    PRIMARY KEY (block_rowid, slot)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS block_vectors_vector ON block_vectors(slot, vector_id);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

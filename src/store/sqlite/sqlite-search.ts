@@ -11,7 +11,7 @@ const FILTER_CANDIDATES_PER_HIT = 20;
 const MIN_FILTER_CANDIDATES = 200;
 
 /** A filter as SQL conditions on `b` (blocks) and `d` (documents), with their parameters. */
-interface Conditions {
+export interface Conditions {
   sql: string[];
   params: Record<string, unknown>;
 }
@@ -63,14 +63,18 @@ export class SqliteSearch {
   }
 
   /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
-  private conditions(filter: SearchFilter): Conditions | undefined {
+  conditions(filter: SearchFilter): Conditions | undefined {
     const sql: string[] = [];
     const params: Record<string, unknown> = {};
-    const docIds = asArray(filter.docId);
+    let docIds = asArray(filter.docId);
     if (filter.path) {
-      // Globs run in JS (picomatch) over the paths table: SQLite's GLOB has no `**`.
+      // Globs run in JS (picomatch) over the paths table: SQLite's GLOB has no `**`. With document
+      // ids given too, both must hold: the glob's documents among those.
       const isMatch = picomatch(filter.path, { dot: true });
-      for (const row of this.allPaths.iterate() as IterableIterator<Row>) if (isMatch(row.path)) docIds.push(row.doc_id);
+      const given = docIds.length > 0 ? new Set(docIds) : undefined;
+      const globbed = new Set<string>();
+      for (const row of this.allPaths.iterate() as IterableIterator<Row>) if (isMatch(row.path) && (!given || given.has(row.doc_id))) globbed.add(row.doc_id);
+      docIds = [...globbed];
       if (docIds.length === 0) return undefined;
     }
     if (docIds.length > 0 || filter.path) sql.push(`b.doc_id IN (SELECT value FROM json_each(@docIds))`), (params.docIds = JSON.stringify(docIds));

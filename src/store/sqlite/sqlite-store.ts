@@ -4,12 +4,19 @@ import { z } from 'zod';
 import type { Document } from '../../document/types.js';
 import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
+import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentWrite, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats, StoredDocument, TextCandidate,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  StoredDocument, TextCandidate, WriteResult,
+  VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
+import { ftsStructure, inspect, repair, type Inspection } from './sqlite-check.js';
 import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, READ_BUSY_TIMEOUT_MS, WAL_SIZE_LIMIT_BYTES, WriteLock } from './sqlite-lock.js';
+import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
 import { SqliteSearch } from './sqlite-search.js';
+import { loadVectorExtension, SqliteVectors } from './sqlite-vectors.js';
 
 type Row = Record<string, any>;
 
@@ -18,6 +25,8 @@ export const sqliteStoreSpec = z.strictObject({
   kind: z.literal('sqlite'),
   /** The database file (created with the schema when missing). */
   file: z.string().min(1),
+  /** How long a write waits for other processes' writes before failing with TIMEOUT (default 10 minutes). */
+  lockTimeoutMs: z.number().int().positive().optional(),
 });
 export type SqliteStoreSpec = z.infer<typeof sqliteStoreSpec>;
 
@@ -27,33 +36,47 @@ export interface SqliteStoreOptions {
    * analyzer changed (minutes for a million blocks): blocks done of the total.
    */
   onIndexRebuild?: IndexProgress;
+  /** How long a write waits for the write lock (other processes' writes) before TIMEOUT. Default 10 minutes. */
+  lockTimeoutMs?: number;
 }
+
+/** Set by `SqliteStore.open`: the constructor leaves the migration to the asynchronous path. */
+const MIGRATE_LATER = Symbol('migrate later');
 
 /** Rows per page of block iteration. */
 const BLOCK_PAGE = 512;
 
 /**
- * The embedded backend: one SQLite file in WAL mode (readers never wait for the writer). better-sqlite3
- * answers synchronously; the methods are asynchronous only to share the interface with server
- * databases. One connection runs one transaction at a time, hence `concurrentWriters: false`.
+ * The embedded backend: one SQLite file in WAL mode. Any number of processes may open one file:
+ * readers read snapshots and never wait, writers take turns on the write lock (src/store/sqlite/
+ * sqlite-lock.ts: BEGIN IMMEDIATE, waited for on a timer). better-sqlite3 answers synchronously;
+ * the methods are asynchronous to share the interface with server databases and so a write can
+ * wait for its turn without blocking the thread. One connection runs one transaction at a time,
+ * hence `concurrentWriters: false`.
  */
 export class SqliteStore implements LibraryStore {
   readonly location: string;
   readonly spec: SqliteStoreSpec | null;
   readonly capabilities: StoreCapabilities = { concurrentWriters: false };
   private readonly db: Database.Database;
-  private readonly stmts: ReturnType<SqliteStore['prepareStatements']>;
-  private readonly search: SqliteSearch;
+  /** Write transactions: taking turns with the other connections to the file. */
+  readonly lock: WriteLock;
+  private readonly onIndexRebuild: IndexProgress | undefined;
+  private stmts!: ReturnType<SqliteStore['prepareStatements']>;
+  private search!: SqliteSearch;
+  private vectors!: SqliteVectors;
+  private jobs!: SqliteJobs;
   private indexWriter: FtsIndexWriter | undefined;
 
   /**
    * Opens the library database `file` (created and migrated as needed), or takes over an open
-   * better-sqlite3 handle (migrated the same way, closed by `close()`).
+   * better-sqlite3 handle (migrated the same way, closed by `close()`). A migration another process
+   * is running is waited for here, blocking the thread: `SqliteStore.open` waits without blocking.
    */
   constructor(database: string | Database.Database, options: SqliteStoreOptions = {}) {
     if (typeof database === 'string') {
       try {
-        this.db = new Database(database);
+        this.db = new Database(database, { timeout: READ_BUSY_TIMEOUT_MS });
       } catch (cause) {
         throw new GroundworkError('IO', `cannot open the library database: ${(cause as Error).message}`, { file: database, cause });
       }
@@ -61,16 +84,22 @@ export class SqliteStore implements LibraryStore {
       this.db = database;
     }
     this.location = this.db.name;
-    this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name };
+    const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+    this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name, ...(options.lockTimeoutMs !== undefined && { lockTimeoutMs }) };
+    this.lock = new WriteLock(this.db, lockTimeoutMs, this.location);
+    this.onIndexRebuild = options.onIndexRebuild;
     try {
+      // The busy timeout first: a new file's switch to WAL may have to wait for another process's.
+      this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
       this.db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode: a crash loses at most the last transactions, never consistency.
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma('busy_timeout = 10000');
-      this.migrate(options.onIndexRebuild);
-      this.stmts = this.prepareStatements();
-      this.search = new SqliteSearch(this.db);
+      this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+      if (!(options as { [MIGRATE_LATER]?: boolean })[MIGRATE_LATER]) {
+        if (this.needsMigration()) this.lock.runSync(() => this.migrate());
+        this.ready();
+      }
     } catch (error) {
       // A file this store opened is closed again (a handle it was given too: it owns it now).
       this.db.close();
@@ -78,32 +107,73 @@ export class SqliteStore implements LibraryStore {
     }
   }
 
+  /**
+   * Opens (creating and migrating as needed) the library database `file`. When another process is
+   * migrating the same file, this waits for it (without blocking the thread) and sees its result.
+   */
+  static async open(file: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+    const store = new SqliteStore(file, { ...options, [MIGRATE_LATER]: true } as SqliteStoreOptions);
+    try {
+      if (store.needsMigration()) await store.lock.run(() => store.migrate());
+      store.ready();
+    } catch (error) {
+      store.db.close();
+      throw error;
+    }
+    return store;
+  }
+
+  private ready(): void {
+    this.stmts = this.prepareStatements();
+    this.search = new SqliteSearch(this.db);
+    const search = this.search;
+    this.vectors = new SqliteVectors(this.db, (filter) => search.conditions(filter), loadVectorExtension(this.db), this.location);
+    this.jobs = new SqliteJobs(this.db);
+  }
+
   /** The index writer, created on first write (a store that only reads never needs one). */
   private get fts(): FtsIndexWriter {
     return (this.indexWriter ??= new FtsIndexWriter(this.db));
   }
 
-  private migrate(onIndexRebuild: IndexProgress | undefined): void {
+  /** Whether the schema or the index is behind this Groundwork (read without the write lock). */
+  private needsMigration(): boolean {
+    const version = this.schemaVersion();
+    if (version !== SCHEMA_VERSION) return true;
+    return this.db.prepare("SELECT value FROM settings WHERE key = 'index.analyzer'").pluck().get() !== ANALYZER_VERSION;
+  }
+
+  private schemaVersion(): number {
     const version = this.db.pragma('user_version', { simple: true }) as number;
     if (version > SCHEMA_VERSION) {
       throw new GroundworkError('UNSUPPORTED', `library schema version ${version} is newer than this Groundwork supports (${SCHEMA_VERSION}); upgrade Groundwork`, { file: this.location });
     }
-    for (let v = version; v < SCHEMA_VERSION; v++) {
-      this.db.transaction(() => {
-        const migration = MIGRATIONS[v]!;
-        if (typeof migration === 'string') this.db.exec(migration);
-        else migration(this.db, onIndexRebuild);
-        this.db.pragma(`user_version = ${v + 1}`);
-      })();
+    return version;
+  }
+
+  /**
+   * Runs the missing migrations and the index rebuild an analyzer change needs, in the caller's
+   * write transaction, reading the version again under the lock: of two processes opening an old
+   * library at once, one migrates and the other, its turn come, finds nothing left to do.
+   */
+  private migrate(): void {
+    for (let v = this.schemaVersion(); v < SCHEMA_VERSION; v++) {
+      const migration = MIGRATIONS[v]!;
+      if (typeof migration === 'string') this.db.exec(migration);
+      else migration(this.db, this.onIndexRebuild);
+      this.db.pragma(`user_version = ${v + 1}`);
     }
     // An index built by another analyzer would not match this one's query terms: rebuild it.
     const analyzer = this.db.prepare("SELECT value FROM settings WHERE key = 'index.analyzer'").pluck().get();
     if (analyzer !== ANALYZER_VERSION) {
-      this.db.transaction(() => {
-        rebuildIndex(this.db, onIndexRebuild);
-        this.db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
-      })();
+      rebuildIndex(this.db, this.onIndexRebuild);
+      this.db.prepare("INSERT INTO settings(key, value) VALUES ('index.analyzer', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(ANALYZER_VERSION);
     }
+  }
+
+  /** Reads in one snapshot (a deferred transaction: it never takes the write lock). */
+  private read<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : this.db.transaction(fn).deferred();
   }
 
   private prepareStatements() {
@@ -132,6 +202,9 @@ export class SqliteStore implements LibraryStore {
          VALUES (@id, @docId, @ordinal, @kind, @text, @headingPath, @pageStart, @pageEnd, @bboxes, @start, @end, @chars, @tokens, @table, @speaker, @timeStart, @timeEnd, @strategy, @configHash)`,
       ),
       putParse: db.prepare('INSERT OR REPLACE INTO parse_cache(key, doc_id, document, created_at) VALUES (?, ?, ?, ?)'),
+      deleteParses: db.prepare('DELETE FROM parse_cache WHERE doc_id = ?'),
+      keepOriginal: db.prepare('UPDATE documents SET original = coalesce(original, ?) WHERE id = ?'),
+      setOriginal: db.prepare('UPDATE documents SET original = ? WHERE id = ?'),
       getParse: db.prepare('SELECT document FROM parse_cache WHERE key = ?').pluck(),
       listDocuments: db.prepare(
         `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
@@ -144,6 +217,8 @@ export class SqliteStore implements LibraryStore {
          FROM documents d WHERE d.id = ? OR d.id LIKE ? || '%' LIMIT 2`,
       ),
       blocksOf: db.prepare('SELECT * FROM blocks WHERE doc_id = ? ORDER BY ordinal'),
+      blockById: db.prepare('SELECT * FROM blocks WHERE id = ?'),
+      blockRange: db.prepare('SELECT * FROM blocks WHERE doc_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal'),
       firstPath: db.prepare('SELECT min(path) FROM paths WHERE doc_id = ?').pluck(),
     };
   }
@@ -153,7 +228,7 @@ export class SqliteStore implements LibraryStore {
   }
 
   async setSetting(key: string, value: string): Promise<void> {
-    this.stmts.setSetting.run(key, value);
+    await this.lock.run(() => this.stmts.setSetting.run(key, value));
   }
 
   async pathRecord(path: string): Promise<PathRecord | undefined> {
@@ -173,7 +248,12 @@ export class SqliteStore implements LibraryStore {
   }
 
   async recordPath(record: PathRecord): Promise<{ replacedDocId: string | null }> {
-    return this.db.transaction(() => this.putPath(record))();
+    return this.lock.run(() => {
+      if (!this.documentRow(record.docId)) {
+        throw new GroundworkError('NOT_FOUND', `document ${record.docId.slice(0, 12)} is not stored (removed meanwhile?)`, { file: record.path });
+      }
+      return this.putPath(record);
+    });
   }
 
   /** Points `path` at its document; a document left with no path is deleted (it was replaced). */
@@ -187,12 +267,19 @@ export class SqliteStore implements LibraryStore {
     return { replacedDocId: null };
   }
 
-  async writeDocument(write: DocumentWrite): Promise<{ replacedDocId: string | null }> {
+  async writeDocument(write: DocumentWrite): Promise<WriteResult> {
     const { document: doc } = write;
-    return this.db.transaction(() => {
+    return this.lock.run((): WriteResult => {
       this.fts.discard();
+      const stored = this.documentRow(doc.id);
+      // Stored meanwhile with the same configuration (another process had the same bytes): the
+      // same blocks are there already; only this path is new.
+      if (stored && stored.configHash === write.configHash) {
+        if (write.original) this.stmts.keepOriginal.run(write.original, doc.id);
+        return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: false };
+      }
       // Re-chunking with another configuration replaces the document's blocks; its paths stay.
-      if (this.documentRow(doc.id)) this.deleteDocumentRows(doc.id, { keepDocument: true });
+      if (stored) this.deleteDocumentRows(doc.id, { keepDocument: true });
       this.stmts.upsertDocument.run({
         id: doc.id,
         format: doc.format,
@@ -236,8 +323,12 @@ export class SqliteStore implements LibraryStore {
       });
       this.fts.flush();
       if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
-      return write.path ? this.putPath(write.path) : { replacedDocId: null };
-    })();
+      return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
+    });
+  }
+
+  async setOriginal(docId: string, original: string | null): Promise<boolean> {
+    return this.lock.run(() => this.stmts.setOriginal.run(original, docId).changes > 0);
   }
 
   /** Deletes a document's blocks and their index rows; with `keepDocument`, only those. */
@@ -250,16 +341,19 @@ export class SqliteStore implements LibraryStore {
     }
     this.fts.flush();
     this.stmts.deleteBlocks.run(docId);
-    if (!options.keepDocument) this.stmts.deleteDocument.run(docId);
+    if (!options.keepDocument) {
+      // A deleted document's parse is dead weight: the same bytes come back through a new parse.
+      this.stmts.deleteParses.run(docId);
+      this.stmts.deleteDocument.run(docId);
+    }
   }
 
   async removeDocument(docId: string): Promise<boolean> {
-    return this.db.transaction(() => {
+    return this.lock.run(() => {
       if (!this.documentRow(docId)) return false;
       this.deleteDocumentRows(docId);
-      this.db.prepare('DELETE FROM parse_cache WHERE doc_id = ?').run(docId);
       return true;
-    })();
+    });
   }
 
   async cachedParse(key: string): Promise<Document | undefined> {
@@ -272,9 +366,12 @@ export class SqliteStore implements LibraryStore {
   }
 
   async getDocument(idOrPath: string): Promise<StoredDocument | undefined> {
-    const byPath = this.pathRow(idOrPath);
-    const key = byPath ? byPath.docId : idOrPath;
-    const rows = this.stmts.documentById.all(key, key) as Row[];
+    // The path and the document in one snapshot.
+    const { key, rows } = this.read(() => {
+      const byPath = this.pathRow(idOrPath);
+      const key = byPath ? byPath.docId : idOrPath;
+      return { key, rows: this.stmts.documentById.all(key, key) as Row[] };
+    });
     if (rows.length > 1 && rows[0]!.id !== key) {
       throw new GroundworkError('INVALID_OPTIONS', `'${idOrPath}' matches more than one document id; give more characters`);
     }
@@ -283,6 +380,15 @@ export class SqliteStore implements LibraryStore {
 
   async blocksOf(docId: string): Promise<Block[]> {
     return (this.stmts.blocksOf.all(docId) as Row[]).map(toBlock);
+  }
+
+  async getBlock(blockId: string): Promise<Block | undefined> {
+    const row = this.stmts.blockById.get(blockId) as Row | undefined;
+    return row ? toBlock(row) : undefined;
+  }
+
+  async blockRange(docId: string, from: number, to: number): Promise<Block[]> {
+    return (this.stmts.blockRange.all(docId, from, to) as Row[]).map(toBlock);
   }
 
   /**
@@ -312,17 +418,56 @@ export class SqliteStore implements LibraryStore {
   }
 
   async searchText(query: string, k: number, filter: SearchFilter = {}): Promise<TextCandidate[]> {
-    return this.search.blockRows(query, k, filter).map((row) => {
-      const block = toBlock(row);
-      return { block, path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null, score: -row.rank };
-    });
+    // One snapshot: a hit's path is read from the same state as the hit.
+    return this.read(() =>
+      this.search.blockRows(query, k, filter).map((row) => {
+        const block = toBlock(row);
+        return { block, path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null, score: -row.rank };
+      }),
+    );
   }
 
   async rankText(query: string, k: number): Promise<RankedBlock[]> {
     return this.search.rank(query, k);
   }
 
+  async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
+    return this.lock.run(() => this.vectors.put(space, entries));
+  }
+
+  async knownVectors(space: VectorSpace, hashes: readonly string[]): Promise<Set<string>> {
+    return this.read(() => this.vectors.known(space, hashes));
+  }
+
+  async missingVectors(space: VectorSpace, limit: number, after?: { docId: string; ordinal: number }): Promise<BlockWithPath[]> {
+    return this.read(() => this.vectors.missing(space, limit, after)).map((row) => ({ ...toBlock(row), path: row.path ?? null }));
+  }
+
+  async vectorCandidates(space: VectorSpace, vector: Float32Array, k: number, filter: VectorFilter = {}): Promise<VectorCandidate[]> {
+    return this.read(() => this.vectors.nearest(space, vector, k, filter)).map(({ row, score }) => ({ block: toBlock(row), path: row.path ?? null, score }));
+  }
+
+  async setQuantization(space: VectorSpace, quantization: VectorQuantization): Promise<void> {
+    await this.lock.run(() => this.vectors.setQuantization(space, quantization));
+  }
+
+  async vectorStats(): Promise<VectorStats[]> {
+    return this.read(() => this.vectors.stats());
+  }
+
+  async pruneVectors(space: VectorSpace): Promise<number> {
+    return this.lock.run(() => this.vectors.prune(space));
+  }
+
+  async dropVectors(model: string): Promise<number> {
+    return this.lock.run(() => this.vectors.drop(model));
+  }
+
   async stats(): Promise<StoreStats> {
+    return this.read(() => this.statsNow());
+  }
+
+  private statsNow(): StoreStats {
     const one = (sql: string) => this.db.prepare(sql).pluck().get() as number;
     const byFormat: Record<string, number> = {};
     for (const row of this.db.prepare('SELECT format, count(*) AS n FROM documents GROUP BY format ORDER BY format').all() as Row[]) byFormat[row.format] = row.n;
@@ -337,16 +482,92 @@ export class SqliteStore implements LibraryStore {
     };
   }
 
+  async listSettings(): Promise<Record<string, string>> {
+    const rows = this.db.prepare('SELECT key, value FROM settings ORDER BY key').all() as { key: string; value: string }[];
+    return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** Every document with its paths, blocks and parse cache, by id, DUMP_PAGE documents per read. */
+  async *dumpDocuments(): AsyncIterable<DocumentDump> {
+    const page = this.db.prepare(
+      `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
+              (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
+       FROM documents d WHERE d.id > ? ORDER BY d.id LIMIT ${DUMP_PAGE}`,
+    );
+    const paths = this.db.prepare('SELECT path, doc_id AS docId, size, mtime_ms AS mtimeMs FROM paths WHERE doc_id = ? ORDER BY path');
+    const cache = this.db.prepare('SELECT key, document FROM parse_cache WHERE doc_id = ? ORDER BY key');
+    for (let last = ''; ; ) {
+      const rows = page.all(last) as Row[];
+      for (const row of rows) {
+        yield {
+          document: toStoredDocument(row),
+          paths: paths.all(row.id) as PathRecord[],
+          blocks: (this.stmts.blocksOf.all(row.id) as Row[]).map(toBlock),
+          parseCache: cache.all(row.id) as { key: string; document: Buffer }[],
+        };
+      }
+      if (rows.length < DUMP_PAGE) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /**
+   * The checks of src/store/sqlite/sqlite-check.ts on one snapshot (other processes go on reading
+   * and writing); FTS5's own check (full) and the repairs under the write lock; then, after
+   * repairs, the checks again.
+   */
+  async check(options: ResolvedCheckOptions): Promise<CheckReport> {
+    const started = performance.now();
+    const inspectAll = async (): Promise<Inspection> => {
+      const snapshot = this.read(() => inspect(this.db, options.full));
+      if (!options.full) return snapshot;
+      // A write statement, so it takes the lock; nothing is written.
+      const structure = await this.lock.run(() => ftsStructure(this.db));
+      return { checked: [...snapshot.checked, ...structure.checked], found: [...snapshot.found, ...structure.found] };
+    };
+    const first = await inspectAll();
+    let repairs: CheckReport['repairs'] = [];
+    let remaining = first.found;
+    if (options.repair && first.found.some((f) => f.repairable)) {
+      repairs = await this.lock.run(() => repair(this.db, first.found, this.onIndexRebuild));
+      remaining = (await inspectAll()).found;
+    }
+    return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    await this.lock.run(() => this.jobs.create(job));
+  }
+
+  async getJob(id: string): Promise<JobRecord | undefined> {
+    return this.jobs.get(id);
+  }
+
+  async listJobs(query?: JobQuery): Promise<JobRecord[]> {
+    return this.jobs.list(query);
+  }
+
+  async updateJob(id: string, patch: JobPatch, options: { ifState?: readonly JobState[] } = {}): Promise<JobRecord | undefined> {
+    return this.lock.run(() => this.jobs.update(id, patch, options.ifState));
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }
 }
 
+/** Documents per page of `dumpDocuments`. */
+const DUMP_PAGE = 64;
+
 /** The registry entry: `openStore({ kind: 'sqlite', file })`. */
 export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {
   kind: 'sqlite',
   spec: sqliteStoreSpec,
-  open: async (spec, options) => new SqliteStore(spec.file, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {}),
+  open: (spec, options) =>
+    SqliteStore.open(spec.file, {
+      ...(options.onIndexRebuild && { onIndexRebuild: options.onIndexRebuild }),
+      ...(spec.lockTimeoutMs !== undefined && { lockTimeoutMs: spec.lockTimeoutMs }),
+    }),
 };
 
 function toStoredDocument(row: Row): StoredDocument {

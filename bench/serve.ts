@@ -1,0 +1,157 @@
+/**
+ * The HTTP API's benchmark (`groundwork serve`, src/serve/), against the real CLI server in a child
+ * process on loopback:
+ *   1. search: POST /v1/search with 16 concurrent clients over a library of GW_BENCH_SERVE_BLOCKS
+ *      blocks (default 100k; the search library of bench/library.ts, cached in the temp folder),
+ *      the 200 fixed questions of bench/library.ts, GW_BENCH_SERVE_ROUNDS rounds (default 4) after
+ *      one warm-up round: latency p50/p99/max per request and requests per second.
+ *   2. ingest: the text-format corpus files uploaded over HTTP (one request per file, 4 at a time)
+ *      until every job is done, against `groundwork ingest` of the same files (both spawned CLIs,
+ *      fresh libraries): wall time and the ratio.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchQueries, ensureSearchLibrary } from './library.js';
+import { printTable } from './inputs.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SHARED = resolve(ROOT, '..', 'shared');
+const CLI = join(ROOT, 'src', 'cli', 'main.ts');
+const BLOCKS = Number(process.env.GW_BENCH_SERVE_BLOCKS ?? 100_000);
+const ROUNDS = Number(process.env.GW_BENCH_SERVE_ROUNDS ?? 4);
+const CLIENTS = 16;
+
+/** `groundwork serve` in a child; resolves with its URL once it listens. */
+function startServer(library: string): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((resolveStart, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--library', library, '--port', '0', '--no-rate-limit'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const match = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+      if (match) resolveStart({ url: match[1]!, child });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((r) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => r());
+    child.kill('SIGTERM');
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function searchBench(): Promise<void> {
+  const library = await ensureSearchLibrary(BLOCKS);
+  const queries = benchQueries().map((q) => q.text);
+  const { url, child } = await startServer(library.dir);
+  try {
+    const search = async (query: string) => {
+      const t0 = performance.now();
+      const response = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 10 }) });
+      if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+      return performance.now() - t0;
+    };
+    const run = async (rounds: number): Promise<{ times: number[]; seconds: number }> => {
+      const work = Array.from({ length: rounds }, () => queries).flat();
+      let next = 0;
+      const times: number[] = [];
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: CLIENTS }, async () => {
+        while (next < work.length) times.push(await search(work[next++]!));
+      }));
+      return { times, seconds: (performance.now() - t0) / 1000 };
+    };
+    await run(1);
+    const { times, seconds } = await run(ROUNDS);
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${CLIENTS} concurrent clients, ${times.length} requests (${queries.length} questions x ${ROUNDS} rounds, k = 10) after a warm-up round; the server is \`groundwork serve\` in its own process; load average ${loadavg()[0]!.toFixed(1)}.`);
+    printTable('POST /v1/search latency (ms) and throughput', ['clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s'], [
+      [CLIENTS, times.length, sorted[Math.floor(sorted.length / 2)]!.toFixed(1), percentile(sorted, 99).toFixed(1), sorted.at(-1)!.toFixed(1), (times.length / seconds).toFixed(0)],
+    ]);
+  } finally {
+    await stop(child);
+  }
+}
+
+/** The text families of the corpus (as bench/library.ts ingests), copied to one folder. */
+function ingestFiles(dir: string): string[] {
+  const families = ['md', 'txt', 'html', 'csv', 'json', 'rtf', 'eml', 'docx', 'odt'];
+  const files: string[] = [];
+  for (const family of families) {
+    const from = join(SHARED, 'corpus', family);
+    for (const f of readdirSync(from).sort()) {
+      if (f.includes('.expected.') || !statSync(join(from, f)).isFile()) continue;
+      const to = join(dir, `${family}-${f}`);
+      copyFileSync(join(from, f), to);
+      files.push(to);
+    }
+  }
+  return files;
+}
+
+function runIngest(library: string, folder: string): Promise<number> {
+  return new Promise((resolveRun, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'ingest', folder, '--library', library, '--workers', '1'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    child.on('exit', (code) => (code === 0 ? resolveRun((performance.now() - t0) / 1000) : reject(new Error(`ingest exited ${code}`))));
+  });
+}
+
+async function ingestBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'groundwork-bench-serve-'));
+  try {
+    const folder = join(root, 'files');
+    mkdirSync(folder);
+    const files = ingestFiles(folder);
+    const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+    const cliSeconds = await runIngest(join(root, 'cli-library'), folder);
+
+    const { url, child } = await startServer(join(root, 'http-library'));
+    let httpSeconds: number;
+    let done = 0;
+    try {
+      const t0 = performance.now();
+      let next = 0;
+      const jobs: string[] = [];
+      await Promise.all(Array.from({ length: 4 }, async () => {
+        while (next < files.length) {
+          const file = files[next++]!;
+          const body = new FormData();
+          body.append('file', new Blob([readFileSync(file)]), basename(file));
+          const response = await fetch(`${url}/v1/documents`, { method: 'POST', body });
+          jobs.push(((await response.json()) as { id: string }).id);
+        }
+      }));
+      for (const id of jobs) {
+        const events = await (await fetch(`${url}/v1/jobs/${id}/events`)).text();
+        if (/event: (done|failed)/.test(events)) done++;
+      }
+      httpSeconds = (performance.now() - t0) / 1000;
+    } finally {
+      await stop(child);
+    }
+    console.log(`\nIngest of ${files.length} corpus files (${(bytes / 1024 / 1024).toFixed(1)} MB; md, txt, html, csv, json, rtf, eml, docx, odt): \`groundwork ingest\` (one worker) against uploads to \`groundwork serve\`, 4 at a time, until every job ended (${done} of ${files.length} jobs ended done or failed).`);
+    printTable('Upload-and-ingest over HTTP vs CLI ingest', ['path', 'seconds', 'ratio (HTTP / CLI)'], [
+      ['groundwork ingest', cliSeconds.toFixed(1), '1.00'],
+      ['POST /v1/documents + jobs', httpSeconds.toFixed(1), (httpSeconds / cliSeconds).toFixed(2)],
+    ]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+export async function main(): Promise<void> {
+  await searchBench();
+  await ingestBench();
+}

@@ -1,0 +1,210 @@
+/**
+ * The vector benchmark: KNN in the library file (sqlite-vec vec0, src/store/sqlite/sqlite-vectors.ts).
+ *
+ * Per library size (100k and 1M blocks x 384 dimensions by default):
+ * - KNN latency p50/p99 of `vectorCandidates(k = 10)`: exact (float32 scan), int8 and binary
+ *   (quantized scan, the best k x RESCORE_FACTOR candidates rescored from the floats);
+ * - recall@10 of each quantized index against exact;
+ * - filtered KNN (one document of 1000 blocks; a format holding a quarter of the library);
+ * - hybrid latency of `Library.search(q, { mode: 'hybrid', k: 10 })`: BM25 + vector + RRF + clean-up
+ *   (the query vector is precomputed: an endpoint's embedding time comes on top).
+ *
+ * Vectors are clustered (cluster centre + Gaussian noise, unit length), so nearest neighbours are
+ * meaningful (random unit vectors in 384 dimensions are all about equally far apart, and recall on
+ * them says nothing). Queries are drawn the same way. Block texts are 20 words from a Zipf-like
+ * vocabulary, so BM25 has work to do. Each library is built once, through the store interface, and
+ * cached under os.tmpdir() (groundwork-bench-vectors-<version>-<n>), so runs while tuning reuse it.
+ *
+ * Environment: GW_BENCH_VECTOR_SIZES (default "100000,1000000"), GW_BENCH_VECTOR_QUERIES (default 100).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Document } from '../src/document/types.js';
+import type { Embedder } from '../src/embed/types.js';
+import { Library } from '../src/library/library.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { RESCORE_FACTOR } from '../src/store/sqlite/sqlite-vectors.js';
+import type { Block, VectorFilter, VectorQuantization, VectorSpace } from '../src/store/types.js';
+import { printTable } from './inputs.js';
+
+const VERSION = 'v1';
+const DIMS = 384;
+const BLOCKS_PER_DOC = 1000;
+const POINTS_PER_CLUSTER = 500;
+const NOISE = 0.045; // per dimension: within-cluster cosine about 0.56
+const SPACE: VectorSpace = { model: 'bench:clustered:384', dimensions: DIMS };
+const SIZES = (process.env.GW_BENCH_VECTOR_SIZES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
+const QUERIES = Number(process.env.GW_BENCH_VECTOR_QUERIES ?? 100);
+const VOCAB = 30_000;
+const K = 10;
+
+/** mulberry32: a small seeded generator, so every build and query set is the same. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+function unit(v: Float32Array): Float32Array {
+  let n = 0;
+  for (const x of v) n += x * x;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < v.length; i++) v[i] = v[i]! / n;
+  return v;
+}
+
+class Clusters {
+  private readonly centres: Float32Array[];
+  constructor(count: number, random: () => number) {
+    this.centres = Array.from({ length: count }, () => unit(Float32Array.from({ length: DIMS }, () => gaussian(random))));
+  }
+  point(random: () => number): Float32Array {
+    const c = this.centres[Math.floor(random() * this.centres.length)]!;
+    return unit(Float32Array.from(c, (x) => x + NOISE * gaussian(random)));
+  }
+}
+
+function words(random: () => number, n: number): string {
+  const out: string[] = [];
+  // Zipf-like: small ids far more often.
+  for (let i = 0; i < n; i++) out.push(`w${Math.floor(VOCAB ** random())}`);
+  return out.join(' ');
+}
+
+function documentOf(d: number, random: () => number): { document: Document; blocks: Block[] } {
+  const id = `bench-doc-${d}`;
+  const configHash = 'bench';
+  const blocks: Block[] = [];
+  let offset = 0;
+  for (let i = 0; i < BLOCKS_PER_DOC; i++) {
+    const text = words(random, 20);
+    const page = 1 + Math.floor(i / 20);
+    blocks.push({
+      id: `${id}-${i}`, docId: id, ordinal: i, kind: 'text', text, headingPath: [`Chapter ${Math.floor(i / 100) + 1}`], pageStart: page, pageEnd: page, bboxes: null,
+      start: offset, end: offset + text.length, chars: text.length, tokens: 20, table: null, speaker: null, time: null, strategy: 'structure', configHash,
+    });
+    offset += text.length + 2;
+  }
+  const format = d % 4 === 0 ? 'pdf' : 'markdown';
+  const document = {
+    id, source: { name: `${id}.${format === 'pdf' ? 'pdf' : 'md'}`, bytes: offset }, format, mime: format === 'pdf' ? 'application/pdf' : 'text/markdown',
+    title: id, metadata: {}, elements: [], warnings: [], canonical: '',
+  } as unknown as Document;
+  return { document, blocks };
+}
+
+/** The cached library of `n` blocks with their vectors (built once). */
+async function ensureLibrary(n: number): Promise<{ dir: string; buildSeconds: number; clusters: Clusters }> {
+  const dir = join(tmpdir(), `groundwork-bench-vectors-${VERSION}-${n}`);
+  const clusters = new Clusters(Math.max(10, Math.round(n / POINTS_PER_CLUSTER)), rng(7));
+  if (existsSync(join(dir, 'done'))) return { dir, buildSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')), clusters };
+  const building = `${dir}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  const t0 = performance.now();
+  const store = new SqliteStore(join(building, 'library.sqlite'));
+  const random = rng(11);
+  for (let d = 0; d < n / BLOCKS_PER_DOC; d++) {
+    const { document, blocks } = documentOf(d, random);
+    await store.writeDocument({
+      document, blocks, path: { path: `/bench/${d % 4 === 0 ? 'pdf' : 'md'}/${document.source.name}`, docId: document.id, size: 1, mtimeMs: 0 },
+      strategy: 'structure', configHash: 'bench', original: null, parseCacheKey: null,
+    });
+    await store.putVectors(SPACE, blocks.map((b) => ({ blockId: b.id, hash: b.id, vector: clusters.point(random) })));
+    if (d % 50 === 0) process.stdout.write(`\r  building ${n} blocks: ${(d + 1) * BLOCKS_PER_DOC}, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  await store.setSetting('vectors.model', SPACE.model);
+  await store.close();
+  const seconds = (performance.now() - t0) / 1000;
+  process.stdout.write('\n');
+  writeFileSync(join(building, 'done'), String(Math.round(seconds)));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(building, dir);
+  return { dir, buildSeconds: seconds, clusters };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function timed<T>(inputs: readonly T[], run: (x: T) => Promise<unknown>): Promise<{ p50: number; p99: number; results: unknown[] }> {
+  for (const x of inputs.slice(0, 5)) await run(x);
+  const times: number[] = [];
+  const results: unknown[] = [];
+  for (const x of inputs) {
+    const t0 = performance.now();
+    results.push(await run(x));
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), results };
+}
+
+/** An embedder for the benchmark's queries: their precomputed vectors (no model here). */
+function lookupEmbedder(vectors: Map<string, Float32Array>): Embedder {
+  return {
+    provider: 'bench', model: 'clustered', dimensions: DIMS, maxInputTokens: Infinity, id: SPACE.model,
+    countTokens: (t) => t.split(' ').length,
+    embed: async (texts) => texts.map((t) => vectors.get(t) ?? new Float32Array(DIMS)),
+    close: async () => undefined,
+  };
+}
+
+const ms = (x: number) => x.toFixed(1);
+
+export async function main(): Promise<void> {
+  const rows: (string | number)[][] = [];
+  const filterRows: (string | number)[][] = [];
+  const hybridRows: (string | number)[][] = [];
+  for (const n of SIZES) {
+    const { dir, buildSeconds, clusters } = await ensureLibrary(n);
+    const random = rng(99);
+    const queries = Array.from({ length: QUERIES }, (_, i) => ({ text: `${words(random, 3)} q${i}`, vector: clusters.point(random) }));
+    const store = new SqliteStore(join(dir, 'library.sqlite'));
+    const sizeMB = statSync(join(dir, 'library.sqlite')).size / 2 ** 20;
+    const exactIds: string[][] = [];
+    for (const quantization of ['none', 'int8', 'binary'] as VectorQuantization[]) {
+      const t0 = performance.now();
+      await store.setQuantization(SPACE, quantization);
+      const indexSeconds = (performance.now() - t0) / 1000;
+      const knn = await timed(queries, (q) => store.vectorCandidates(SPACE, q.vector, K));
+      const ids = knn.results.map((r) => (r as { block: Block }[]).map((c) => c.block.id));
+      if (quantization === 'none') exactIds.push(...ids);
+      const recall = ids.reduce((sum, got, i) => sum + got.filter((id) => exactIds[i]!.includes(id)).length / K, 0) / ids.length;
+      rows.push([n, quantization, ms(knn.p50), ms(knn.p99), quantization === 'none' ? '1 (exact)' : recall.toFixed(3), quantization === 'none' ? '' : indexSeconds.toFixed(1)]);
+      for (const [name, filter] of [['one document (1000 blocks)', { docId: 'bench-doc-3' }], ['format pdf (25%)', { format: 'pdf' }], ['path glob + pages', { path: '/bench/md/**', pageFrom: 3, pageTo: 9 }]] as [string, VectorFilter][]) {
+        const f = await timed(queries.slice(0, 30), (q) => store.vectorCandidates(SPACE, q.vector, K, filter));
+        filterRows.push([n, quantization, name, ms(f.p50), ms(f.p99)]);
+      }
+    }
+    await store.setQuantization(SPACE, 'none');
+    await store.close();
+
+    const library = await Library.open(dir);
+    await library.useEmbedder({ embedder: lookupEmbedder(new Map(queries.map((q) => [q.text, q.vector]))), persist: false });
+    for (const quantization of ['none', 'binary'] as VectorQuantization[]) {
+      await library.setSetting('quantization', quantization);
+      const bm25 = await timed(queries, (q) => library.search(q.text, { mode: 'bm25', k: K }));
+      const hybrid = await timed(queries, (q) => library.search(q.text, { mode: 'hybrid', k: K }));
+      hybridRows.push([n, quantization, ms(bm25.p50), ms(bm25.p99), ms(hybrid.p50), ms(hybrid.p99)]);
+    }
+    await library.setSetting('quantization', 'none');
+    await library.close();
+    console.log(`\n${n} blocks x ${DIMS} dims: library file ${sizeMB.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s (cached in ${dir}).`);
+  }
+  printTable(`KNN, k = ${K}, ${QUERIES} clustered queries (rescoring ${RESCORE_FACTOR}k candidates when quantized); recall@10 against exact`, ['blocks', 'index', 'p50 ms', 'p99 ms', 'recall@10', 'index build s'], rows);
+  printTable('Filtered KNN (filter before ranking; 30 queries)', ['blocks', 'index', 'filter', 'p50 ms', 'p99 ms'], filterRows);
+  printTable('Library.search, k = 10 (query vectors precomputed)', ['blocks', 'index', 'bm25 p50', 'bm25 p99', 'hybrid p50', 'hybrid p99'], hybridRows);
+}
+
+if (process.argv[1]?.endsWith('vectors.ts')) await main();

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { GroundworkError } from '../errors.js';
+import { Library } from '../library/library.js';
+import { createMcpServer } from '../mcp/server.js';
+import { serveStdio } from '../mcp/stdio.js';
+import { flag, parseCommandArgs, stringValue, UsageError } from './args.js';
+import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, libraryStoreFrom } from './common.js';
+import { EXIT_OK, reportError, type CliIO } from './io.js';
+import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
+import { indexRebuildReporter } from './progress.js';
+
+export const MCP_HELP = `Usage: groundwork mcp [options]
+
+Serves the library to an agent over the Model Context Protocol, on stdin and stdout (newline-
+delimited JSON-RPC: start it from an MCP client such as Claude Desktop, see docs/mcp.md). Tools:
+search (passages with file, pages, heading path and block id to cite), get_block (with its
+neighbours), list_documents, get_outline (a document's headings), read_section (one section whole),
+and ingest when allowed. Documents are resources: groundwork://documents/{id}. Messages for people
+go to stderr; the server stops when stdin closes.
+
+Options:
+${LIBRARY_FLAG_HELP}
+  --postgres URL        keep documents and blocks in PostgreSQL at URL instead of DIR/library.sqlite
+                        (DIR still holds the originals and uploads)
+${MCP_FLAGS_HELP}
+  -h, --help            show this help
+
+Over HTTP, 'groundwork serve' answers MCP at /mcp with the same tools and its API keys.
+Exit codes: 0 when the client disconnects, 1 no library, 2 usage error.
+`;
+
+const SPECS = {
+  ...HELP_FLAG_SPEC,
+  ...LIBRARY_FLAG_SPEC,
+  postgres: { type: 'string' },
+  ...MCP_FLAG_SPECS,
+} as const;
+
+export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let library: Library | undefined;
+  try {
+    const args = parseCommandArgs(argv, SPECS);
+    if (flag(args, 'help')) {
+      io.out(MCP_HELP);
+      return EXIT_OK;
+    }
+    if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
+    const options = mcpOptionsFrom(args);
+    const roots = options.allowIngest ?? [];
+
+    const store = libraryStoreFrom(args);
+    const dir = libraryDirFrom(args);
+    if (store === undefined && !existsSync(join(dir, 'library.sqlite')) && roots.length === 0) {
+      throw new GroundworkError('IO', `no library here (no library.sqlite); create one with 'groundwork ingest PATH --library ${dir}', or start with --allow-ingest DIR to fill it over MCP`, { file: dir });
+    }
+    library = await Library.open(dir, {
+      ...(store !== undefined && { store: roots.length > 0 ? store : { ...store, create: false } }),
+      onIndexRebuild: indexRebuildReporter(io),
+    });
+    const server = createMcpServer(library, options);
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    io.err(`groundwork: MCP server on stdio for ${store !== undefined ? 'PostgreSQL' : dir}${roots.length > 0 ? ', ingest allowed' : ''}\n`);
+    try {
+      await serveStdio(server, { signal: stop.signal });
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    return reportError(io, error, 'mcp');
+  } finally {
+    await library?.close();
+  }
+}

@@ -1,0 +1,35 @@
+import { chunk } from '../chunk.js';
+import { parse } from '../parse.js';
+import { blockIndexText } from '../search/analyze.js';
+import { serveTasks } from './task-host.js';
+import { runTask, type IngestResult, type IngestTask } from './worker.js';
+
+/**
+ * The ingest worker process (ProcessPool's entry, src/library/process-pool.ts): parses (unless the
+ * Library sent the cached parse), chunks and analyses one file at a time under the per-file limits,
+ * and sends the result back. It never opens the store: the Library writes every document itself.
+ * Its argument is the batch's `{ strategy, tokenizer }` (JSON), to warm up with.
+ */
+
+export interface IngestWorkerConfig {
+  strategy: string;
+  tokenizer: string;
+}
+
+/**
+ * Loads what the first file would otherwise pay for, before the worker reports ready (the per-file
+ * clock starts then): the parsers' and chunker's code, the tokenizer's vocabulary and the Chinese
+ * dictionary of the search analysis.
+ */
+async function warmUp(config: IngestWorkerConfig): Promise<void> {
+  const doc = await parse(new TextEncoder().encode('# Warm-up\n\nThe tide turns twice a day. 潮水每天涨落两次。\n'), { name: 'warm-up.md' });
+  for (const c of chunk(doc, { strategy: config.strategy, tokenizer: config.tokenizer as never })) blockIndexText(c);
+}
+
+// One document per worker, as in the worker threads before: a PDF's pages are analysed in place
+// (src/pdf/page-pool.ts), not on page threads whose memory would count against this worker's ceiling.
+process.env.GROUNDWORK_PDF_WORKERS ??= '0';
+const config = JSON.parse(process.argv[2] ?? '{}') as Partial<IngestWorkerConfig>;
+serveTasks<IngestTask, IngestResult>((task) => runTask(task), {
+  warmUp: () => warmUp({ strategy: config.strategy ?? 'structure', tokenizer: config.tokenizer ?? 'cl100k_base' }),
+});

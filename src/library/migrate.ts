@@ -1,0 +1,124 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { GroundworkError } from '../errors.js';
+import { isLibraryStore, openStore } from '../store/registry.js';
+import type { DocumentDump, LibraryStore, StoreSpec, StoreStats } from '../store/types.js';
+
+export interface MigrateOptions {
+  /** Documents written at once (each in its own transaction) when the target takes concurrent writers. Default 4. */
+  concurrency?: number;
+  /** After each document: documents and blocks copied so far of the totals. */
+  onProgress?: (progress: MigrateProgress) => void;
+}
+
+export interface MigrateProgress {
+  documents: number;
+  documentsTotal: number;
+  blocks: number;
+  blocksTotal: number;
+}
+
+export interface MigrateReport {
+  documents: number;
+  blocks: number;
+  paths: number;
+  parseCacheEntries: number;
+  settings: number;
+  /** Originals copied into the target store. */
+  originals: number;
+  /** Originals the source names but whose file is gone (the document is copied without one). */
+  originalsMissing: string[];
+  /** Where the library was copied to (no credentials). */
+  location: string;
+  source: StoreStats;
+  target: StoreStats;
+  durationMs: number;
+}
+
+/**
+ * Copies the SQLite library in folder `fromDir` (library.sqlite and its files/) into `to` (a store
+ * spec, e.g. `{ kind: 'postgres', url }`, or an open store, which is closed at the end): every
+ * setting, then every document with its paths, blocks, parse cache and kept original, each
+ * document in one transaction of the target (several at once where it takes concurrent writers).
+ * Re-running it copies again and replaces what is there. At the end the target must hold every
+ * copied document with the same blocks and paths, else IO with what differs.
+ */
+export async function migrateLibrary(fromDir: string, to: StoreSpec | LibraryStore, options: MigrateOptions = {}): Promise<MigrateReport> {
+  const started = performance.now();
+  const dir = resolve(fromDir);
+  const file = join(dir, 'library.sqlite');
+  if (!existsSync(file)) throw new GroundworkError('NOT_FOUND', `no library here (no library.sqlite) to migrate from`, { file: dir });
+  const source = await openStore({ kind: 'sqlite', file });
+  let target: LibraryStore | undefined;
+  try {
+    target = isLibraryStore(to) ? to : await openStore(to);
+    if (!source.dumpDocuments || !source.listSettings) throw new GroundworkError('UNSUPPORTED', `the store ${source.location} cannot be migrated from`);
+    if (!target.importDocument) throw new GroundworkError('UNSUPPORTED', `the store ${target.location} cannot be migrated to (no importDocument)`);
+    const sourceStats = await source.stats();
+    const report: MigrateReport = {
+      documents: 0, blocks: 0, paths: 0, parseCacheEntries: 0, settings: 0, originals: 0, originalsMissing: [],
+      location: target.location, source: sourceStats, target: sourceStats, durationMs: 0,
+    };
+    const settings = await source.listSettings();
+    // The analyzer version belongs to the target's own index, which it builds itself.
+    for (const [key, value] of Object.entries(settings)) {
+      if (key.startsWith('index.')) continue;
+      await target.setSetting(key, value);
+      report.settings++;
+    }
+
+    const into = target;
+    const copy = async (dump: DocumentDump) => {
+      let original = dump.document.original;
+      if (original !== null && into.putOriginal) {
+        const path = resolve(dir, original);
+        if (existsSync(path)) {
+          original = await into.putOriginal(dump.document.id, path);
+          report.originals++;
+        } else {
+          report.originalsMissing.push(path);
+          original = null;
+        }
+      }
+      await into.importDocument!({ ...dump, document: { ...dump.document, original } });
+      report.documents++;
+      report.blocks += dump.blocks.length;
+      report.paths += dump.paths.length;
+      report.parseCacheEntries += dump.parseCache.length;
+      options.onProgress?.({ documents: report.documents, documentsTotal: sourceStats.documents, blocks: report.blocks, blocksTotal: sourceStats.blocks });
+    };
+    const limit = into.capabilities.concurrentWriters ? Math.max(1, options.concurrency ?? 4) : 1;
+    const inFlight = new Set<Promise<void>>();
+    const expected = new Map<string, { blocks: number; paths: string[] }>();
+    for await (const dump of source.dumpDocuments()) {
+      expected.set(dump.document.id, { blocks: dump.blocks.length, paths: dump.paths.map((p) => p.path) });
+      const job: Promise<void> = copy(dump).finally(() => inFlight.delete(job));
+      inFlight.add(job);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+
+    // The check: every copied document is there with its blocks and paths.
+    const stored = new Map((await target.listDocuments()).map((d) => [d.id, d]));
+    const wrong: string[] = [];
+    for (const [id, want] of expected) {
+      const got = stored.get(id);
+      if (!got) wrong.push(`${id.slice(0, 12)} is missing`);
+      else if (got.blocks !== want.blocks) wrong.push(`${id.slice(0, 12)} has ${got.blocks} blocks, not ${want.blocks}`);
+      else if (want.paths.some((p) => !got.paths.includes(p))) wrong.push(`${id.slice(0, 12)} lacks a path`);
+    }
+    report.target = await target.stats();
+    if (wrong.length > 0 || report.documents !== sourceStats.documents || report.blocks !== sourceStats.blocks) {
+      throw new GroundworkError(
+        'IO',
+        `the migration's check failed: copied ${report.documents} of ${sourceStats.documents} documents, ${report.blocks} of ${sourceStats.blocks} blocks; ${wrong.slice(0, 5).join('; ')}`,
+        { file: target.location },
+      );
+    }
+    report.durationMs = Math.round(performance.now() - started);
+    return report;
+  } finally {
+    await source.close();
+    await target?.close();
+  }
+}

@@ -1,0 +1,84 @@
+import type { LimitInfo } from '../errors.js';
+import { isGroundworkError } from '../errors.js';
+import { engineLimitError } from '../limits.js';
+
+/**
+ * The child-process side of `ProcessPool` (src/library/process-pool.ts): receives one task at a
+ * time over IPC, runs the handler, answers with its result or its error (code, message, limit).
+ * The handler may ask the parent for something and wait for the answer (`ctx.ask`), e.g. its turn
+ * to write. When the parent goes away (closed, crashed, killed) the channel closes and this
+ * process exits, so a worker never outlives its pool.
+ */
+
+export interface TaskContext {
+  /** Asks the parent's `onAsk(what, payload)` and resolves with its answer. */
+  ask(what: string, payload?: unknown): Promise<unknown>;
+}
+
+export type TaskHandler<T, R> = (task: T, ctx: TaskContext) => Promise<R>;
+
+/** What a task failed with, as it crosses the process boundary. */
+export interface TaskFailure {
+  code: string;
+  message: string;
+  limit?: LimitInfo;
+}
+
+export type ParentMessage<T> = { type: 'task'; id: number; task: T } | { type: 'answer'; askId: number; value?: unknown; error?: string };
+
+export type ChildMessage<R> =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; result: R }
+  | { type: 'failure'; id: number; failure: TaskFailure }
+  | { type: 'ask'; id: number; askId: number; what: string; payload?: unknown };
+
+/** The failure a task's error becomes: its own code, an engine limit, or (anything else) a fault of the file. */
+export function toFailure(error: unknown): TaskFailure {
+  if (isGroundworkError(error)) return { code: error.code, message: error.message, ...(error.limit && { limit: error.limit }) };
+  const limit = engineLimitError(error);
+  if (limit) return { code: limit.code, message: limit.message, ...(limit.limit && { limit: limit.limit }) };
+  return { code: 'CORRUPT', message: (error as Error)?.message ?? String(error) };
+}
+
+/**
+ * Serves tasks over this process's IPC channel. `warmUp` runs before the worker says it is ready:
+ * what every task would load on first use (a tokenizer's vocabulary, a dictionary) is loaded there,
+ * so the first file is not charged for it against its time limit. A failed warm-up is ignored (the
+ * task then loads it and reports what fails).
+ */
+export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?: () => Promise<void> | void } = {}): void {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('serveTasks: this process was not started with an IPC channel (ProcessPool forks it)');
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextAsk = 0;
+  process.on('disconnect', () => process.exit(0));
+  // Ctrl-C in a terminal reaches the whole process group: the parent decides (it stops the batch
+  // and kills busy workers), so a worker is never taken for crashed on a parse it was told to drop.
+  process.on('SIGINT', () => undefined);
+  process.on('message', (message: ParentMessage<T>) => {
+    if (message.type === 'answer') {
+      const waiting = pending.get(message.askId);
+      pending.delete(message.askId);
+      if (message.error !== undefined) waiting?.reject(new Error(message.error));
+      else waiting?.resolve(message.value);
+      return;
+    }
+    const { id, task } = message;
+    const ctx: TaskContext = {
+      ask: (what, payload) =>
+        new Promise((resolve, reject) => {
+          const askId = nextAsk++;
+          pending.set(askId, { resolve, reject });
+          send({ type: 'ask', id, askId, what, payload } satisfies ChildMessage<R>);
+        }),
+    };
+    handler(task, ctx).then(
+      (result) => send({ type: 'result', id, result } satisfies ChildMessage<R>),
+      (error: unknown) => send({ type: 'failure', id, failure: toFailure(error) } satisfies ChildMessage<R>),
+    );
+  });
+  void Promise.resolve()
+    .then(() => options.warmUp?.())
+    .catch(() => undefined)
+    .then(() => send({ type: 'ready' } satisfies ChildMessage<R>));
+}

@@ -1,0 +1,38 @@
+import { serveTasks } from '../../src/library/task-host.js';
+
+/**
+ * A worker for test/library/process-pool.test.ts: each task does one thing a parser can do to its
+ * process (run forever, fill the JS heap, grow WASM memory past the heap limit, crash natively,
+ * ask the parent for its turn) so the pool's limits are tested on real process behaviour.
+ */
+/** The project compiles without the DOM lib, which declares WebAssembly. */
+const Wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { grow(pages: number): number; buffer: ArrayBuffer } } }).WebAssembly;
+
+export type PoolTestTask = { kind: 'echo'; value: number } | { kind: 'spin' } | { kind: 'heap' } | { kind: 'wasm' } | { kind: 'abort' } | { kind: 'ask' } | { kind: 'throw' };
+
+serveTasks<PoolTestTask, { value: number; pid: number }>(async (task, ctx) => {
+  switch (task.kind) {
+    case 'echo':
+      return { value: task.value, pid: process.pid };
+    case 'spin':
+      for (;;);
+    case 'heap': {
+      const keep: number[][] = [];
+      for (;;) keep.push(new Array(1 << 20).fill(1));
+    }
+    case 'wasm': {
+      // Outside the V8 heap, as PDFium's memory is.
+      const memory = new Wasm.Memory({ initial: 1, maximum: 65536 });
+      for (;;) {
+        memory.grow(256);
+        new Uint8Array(memory.buffer).fill(1);
+      }
+    }
+    case 'abort':
+      process.abort();
+    case 'ask':
+      return { value: Number(await ctx.ask('turn', 7)), pid: process.pid };
+    case 'throw':
+      throw new Error('not a valid file');
+  }
+});

@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'vitest';
+import { ProcessPool } from '../../src/library/process-pool.js';
+import type { PoolTestTask } from './pool-worker.js';
+
+const ENTRY = new URL('./pool-worker.ts', import.meta.url);
+
+function newPool(limits = { fileTimeoutMs: 5000, fileMemoryMb: 200 }, onAsk?: ConstructorParameters<typeof ProcessPool>[1]['onAsk']) {
+  return new ProcessPool<PoolTestTask, { value: number; pid: number }>(ENTRY, { size: 1, limits, ...(onAsk && { onAsk }) });
+}
+
+describe('ProcessPool: per-task limits held by killing the worker', () => {
+  test('a task over the wall-time limit is TIMEOUT naming the limit; the worker is replaced and the next task runs', async () => {
+    const pool = newPool({ fileTimeoutMs: 1500, fileMemoryMb: 200 });
+    try {
+      const first = await pool.run({ kind: 'echo', value: 1 });
+      const spun = await pool.run({ kind: 'spin' });
+      expect(spun).toEqual({ ok: false, failure: { code: 'TIMEOUT', message: expect.stringContaining('--file-timeout'), limit: { name: 'fileTimeoutMs', value: 1500, flag: '--file-timeout' } } });
+      const next = await pool.run({ kind: 'echo', value: 2 });
+      expect(next).toMatchObject({ ok: true, result: { value: 2 } });
+      // A new process took the killed one's place.
+      expect(next.ok && first.ok && next.result.pid !== first.result.pid).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a task over the memory ceiling is LIMIT_EXCEEDED naming fileMemoryMb: JS heap, and WASM memory outside the heap', async () => {
+    const pool = newPool({ fileTimeoutMs: 60_000, fileMemoryMb: 200 });
+    try {
+      for (const kind of ['heap', 'wasm'] as const) {
+        const outcome = await pool.run({ kind });
+        expect(outcome, kind).toEqual({ ok: false, failure: { code: 'LIMIT_EXCEEDED', message: expect.stringContaining('--file-memory'), limit: { name: 'fileMemoryMb', value: 200, flag: '--file-memory' } } });
+        expect(await pool.run({ kind: 'echo', value: 3 })).toMatchObject({ ok: true, result: { value: 3 } });
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a native crash fails only its own task, as CRASHED (never CORRUPT); an error thrown by the task is its failure, the worker lives on', async () => {
+    const pool = newPool();
+    try {
+      expect(await pool.run({ kind: 'abort' })).toMatchObject({ ok: false, failure: { code: 'CRASHED', message: expect.stringMatching(/crashed \(it exited with SIGABRT\)/) } });
+      const thrown = await pool.run({ kind: 'throw' });
+      expect(thrown).toEqual({ ok: false, failure: { code: 'CORRUPT', message: 'not a valid file' } });
+      const a = await pool.run({ kind: 'echo', value: 4 });
+      const b = await pool.run({ kind: 'echo', value: 5 });
+      expect(a.ok && b.ok && a.result.pid === b.result.pid).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a worker may ask the parent and wait (its turn to write); what it registered is released when the task ends', async () => {
+    const released: number[] = [];
+    const pool = newPool(undefined, (what, payload, task) => {
+      task.release(() => released.push(task.id));
+      return what === 'turn' ? Number(payload) * 6 : undefined;
+    });
+    try {
+      expect(await pool.run({ kind: 'ask' })).toMatchObject({ ok: true, result: { value: 42 } });
+      expect(released).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from '../../src/parse.js';
+import { chunk } from '../../src/chunk.js';
+import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
+import { fileForm, followJob, form, json, post, startServer, type Running } from './helpers.js';
+
+describe.skipIf(!hasShared)(`previews and page images (${hasShared ? 'corpus' : sharedSkipReason})`, () => {
+  let s: Running;
+  beforeAll(async () => {
+    s = await startServer();
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('parses an upload or JSON text without storing it, as parse() does', async () => {
+    const file = corpus('md', 'nested.md');
+    const uploaded = await json(await fetch(`${s.url}/v1/parse`, { method: 'POST', body: fileForm(file) }));
+    const direct = await parse(file);
+    expect(uploaded.document.canonical).toBe(direct.canonical);
+    expect(uploaded.document.id).toBe(direct.id);
+    const text = await json(await post(`${s.url}/v1/parse`, { text: '# Title\n\nBody text.\n', name: 'x.md' }));
+    expect(text.document.format).toBe('markdown');
+    expect(text.document.elements[0].kind).toBe('heading');
+    expect((await s.library.stats()).documents).toBe(0);
+  });
+
+  it('chunks with the strategy and options given, as chunk() does', async () => {
+    const file = corpus('md', 'wiki.md');
+    const response = await fetch(`${s.url}/v1/chunk`, { method: 'POST', body: fileForm(file, { options: JSON.stringify({ strategy: 'token', chunkOptions: { chunkSize: 100 } }) }) });
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    const direct = chunk(await parse(file), { strategy: 'token', chunkSize: 100 });
+    expect(body.strategy).toBe('token');
+    expect(body.chunks.map((c: any) => c.text)).toEqual(direct.map((c) => c.text));
+    const json2 = await json(await post(`${s.url}/v1/chunk`, { text: 'One. Two. Three.', strategy: 'sentence' }));
+    expect(json2.chunks.length).toBeGreaterThan(0);
+    const bad = await post(`${s.url}/v1/chunk`, { text: 'x', strategy: 'token', chunkOptions: { chunkSize: -5 } });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.code).toBe('INVALID_OPTIONS');
+  });
+
+  it('422 for a file it cannot read, 415 for one it does not support, naming the client\'s file', async () => {
+    const corrupt = await fetch(`${s.url}/v1/parse`, { method: 'POST', body: form([{ name: 'broken.pdf', bytes: '%PDF-1.7\n1 0 obj <<' }]) });
+    expect(corrupt.status).toBe(422);
+    const body = await json(corrupt);
+    expect(body.error.code).toBe('CORRUPT');
+    expect(body.error.message).toContain('broken.pdf');
+    expect(body.error.message).not.toContain('uploads');
+    const unsupported = await fetch(`${s.url}/v1/parse`, { method: 'POST', body: form([{ name: 'blob.bin', bytes: new Uint8Array([0, 1, 2, 3, 0xff, 0xfe, 0, 0, 7, 8, 9, 0, 1, 2, 3, 4]) }]) });
+    expect([415, 422]).toContain(unsupported.status);
+    expect(['UNSUPPORTED', 'EMPTY', 'CORRUPT']).toContain((await json(unsupported)).error.code);
+  });
+
+  it('renders a PDF page as PNG, the same bytes from the cache the second time', async () => {
+    const job = await json(await fetch(`${s.url}/v1/documents`, { method: 'POST', body: fileForm(corpus('pdf', 'header-test-doc.pdf')) }));
+    const { last } = await followJob(s.url, job.id);
+    expect(last.event).toBe('done');
+    const id = (last.data as any).files[0].docId;
+    const first = await fetch(`${s.url}/v1/documents/${id}/pages/1.png?dpi=50`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('image/png');
+    const png = Buffer.from(await first.arrayBuffer());
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const second = Buffer.from(await (await fetch(`${s.url}/v1/documents/${id}/pages/1.png?dpi=50`)).arrayBuffer());
+    expect(second.equals(png)).toBe(true);
+    expect((await fetch(`${s.url}/v1/documents/${id}/pages/999.png`)).status).toBe(404);
+    expect((await fetch(`${s.url}/v1/documents/${id}/pages/0.png`)).status).toBe(400);
+  });
+});

@@ -15,3 +15,7 @@ if (!readFileSync(entry, 'utf8').startsWith('#!/usr/bin/env node\n')) {
   process.exit(1);
 }
 chmodSync(entry, statSync(entry).mode | 0o111);
+
+// The inspector's static files (src/inspector/static/) are served from beside dist/inspector/plugin.js.
+import { cpSync } from 'node:fs';
+cpSync(fileURLToPath(new URL('../src/inspector/static', import.meta.url)), fileURLToPath(new URL('../dist/inspector/static', import.meta.url)), { recursive: true });

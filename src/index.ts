@@ -31,6 +31,33 @@ export { SqliteStore, type SqliteStoreOptions, type SqliteStoreSpec } from './st
 export { analyze as analyzeForSearch } from './search/analyze.js';
 export * from './embed/index.js';
 export * from './retrieval/index.js';
+// Distributed ingestion (src/queue/): files queued as pg-boss jobs beside a Postgres library, workers anywhere.
+export {
+  enqueueFiles,
+  ENQUEUE_OPTIONS_SCHEMA,
+  jobId,
+  openQueue,
+  QUEUE_OPTIONS_SCHEMA,
+  queueStatus,
+  retryFailed,
+  runWorker,
+  WORKER_OPTIONS_SCHEMA,
+  type EnqueueOptions,
+  type EnqueueProgress,
+  type EnqueueReport,
+  type FailedJob,
+  type IngestJob,
+  type QueueConnection,
+  type QueueCounts,
+  type QueueOptions,
+  type QueueStatus,
+  type RunWorkerOptions,
+  type WorkerEvent,
+  type WorkerHandle,
+  type WorkerOptions,
+  type WorkerRow,
+  type WorkerStats,
+} from './queue/index.js';
 export * from './mcp/index.js';
 export {
   serve, buildServer, ServeOptionsSchema, registerServePlugin, loadKeys as loadApiKeys, newKey as newApiKey, KEY_SCOPES, STATUS_OF as HTTP_STATUS_OF,

@@ -12,6 +12,7 @@ import {
   CONTENT_FLAGS_HELP,
   count,
   displayPath,
+  formatBytes,
   formatTable,
   HELP_FLAG_SPEC,
   LIBRARY_FLAG_HELP,
@@ -26,6 +27,9 @@ import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, embedFlagsFrom } from './embed-opti
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
 import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom, FILE_LIMIT_FLAG_SPECS, FILE_LIMIT_FLAGS_HELP, fileLimitsFrom } from './limit-flags.js';
 import { ProgressLine, terminalOf } from './progress.js';
+import { queueFrom } from './queue-common.js';
+import { enqueueFiles } from '../queue/enqueue.js';
+import { redactUrl } from '../queue/connection.js';
 
 export const INGEST_HELP = `Usage: groundwork ingest PATH... [options]
 
@@ -48,6 +52,10 @@ ${LIBRARY_FLAG_HELP}
                         1, at most 8; 0 = all in this process, without the per-file limits)
 ${FILE_LIMIT_FLAGS_HELP}
   --json                print the report as JSON instead of a table
+  --queue               record the files as jobs in the library's queue and return (needs
+                        --postgres); 'groundwork worker' processes ingest them, on any machine
+                        that reads the same paths; 'groundwork jobs' shows progress
+  --retry-limit N       with --queue: attempts after the first when a worker is lost (default 3)
   --no-embed            store blocks only, even when an embedder is configured (groundwork embed
                         adds the vectors later)
 ${CONTENT_FLAGS_HELP}
@@ -81,6 +89,8 @@ const SPECS = {
   'dry-run': { type: 'boolean' },
   workers: { type: 'string' },
   json: { type: 'boolean' },
+  queue: { type: 'boolean' },
+  'retry-limit': { type: 'string' },
   'no-embed': { type: 'boolean' },
   ...CONTENT_FLAG_SPECS,
   ...FILE_LIMIT_FLAG_SPECS,
@@ -109,6 +119,8 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     const stored = (await library.settings()).strategy;
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
 
+    if (flag(args, 'queue')) return await queueFiles(args, finalOptions, io);
+    if (args.values['retry-limit'] !== undefined) throw new UsageError('--retry-limit needs --queue');
     if (!flag(args, 'no-embed') && !finalOptions.dryRun) await library.useEmbedder({ flags: embedFlagsFrom(args) });
 
     const terminal = terminalOf(io);
@@ -139,6 +151,34 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
   } finally {
     await library?.close();
   }
+}
+
+/** `ingest --queue`: the files become jobs for `groundwork worker`; nothing is parsed here. */
+async function queueFiles(args: ParsedArgs, options: IngestOptions, io: CliIO): Promise<number> {
+  const queue = queueFrom(args, 'ingest --queue');
+  if (options.dryRun) throw new UsageError('--dry-run and --queue cannot be used together');
+  const retryLimit = integerValue(args, 'retry-limit', 0);
+  const { onProgress: _unused, ...carried } = options;
+  const report = await enqueueFiles(args.positionals, queue, { ...carried, ...(retryLimit !== undefined && { retryLimit }) });
+  if (flag(args, 'json')) {
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const rows: [string, string][] = [
+      ['files queued', String(report.queued)],
+      ['already queued or done', String(report.alreadyQueued)],
+      ['bytes queued', formatBytes(report.bytesQueued)],
+      ['files rejected', String(report.rejected.length)],
+      ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
+    ];
+    let text = `Queue ${report.schema}.${report.queue} on ${redactUrl(queue.url)}\n\n${formatTable(['', 'count'], rows, [1])}`;
+    if (report.rejected.length > 0) {
+      text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
+      for (const r of report.rejected) text += formatRejected(r);
+    }
+    text += `\nRun 'groundwork worker --postgres URL' on each ingest machine; 'groundwork jobs --postgres URL' shows progress.\n`;
+    io.out(text);
+  }
+  return report.queued + report.alreadyQueued === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
 /** The library's ingest options from the flags; the chunk flags are mapped as `chunk` maps them. */

@@ -5,7 +5,7 @@ import { Library } from '../library/library.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveStdio } from '../mcp/stdio.js';
 import { flag, parseCommandArgs, stringValue, UsageError } from './args.js';
-import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom } from './common.js';
+import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, libraryStoreFrom } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
 import { indexRebuildReporter } from './progress.js';
@@ -49,13 +49,13 @@ export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<nu
     const options = mcpOptionsFrom(args);
     const roots = options.allowIngest ?? [];
 
-    const postgres = stringValue(args, 'postgres');
+    const store = libraryStoreFrom(args);
     const dir = libraryDirFrom(args);
-    if (postgres === undefined && !existsSync(join(dir, 'library.sqlite')) && roots.length === 0) {
+    if (store === undefined && !existsSync(join(dir, 'library.sqlite')) && roots.length === 0) {
       throw new GroundworkError('IO', `no library here (no library.sqlite); create one with 'groundwork ingest PATH --library ${dir}', or start with --allow-ingest DIR to fill it over MCP`, { file: dir });
     }
     library = await Library.open(dir, {
-      ...(postgres !== undefined && { store: { kind: 'postgres', url: postgres } }),
+      ...(store !== undefined && { store: roots.length > 0 ? store : { ...store, create: false } }),
       onIndexRebuild: indexRebuildReporter(io),
     });
     const server = createMcpServer(library, options);
@@ -63,7 +63,7 @@ export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<nu
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
-    io.err(`groundwork: MCP server on stdio for ${postgres !== undefined ? 'PostgreSQL' : dir}${roots.length > 0 ? ', ingest allowed' : ''}\n`);
+    io.err(`groundwork: MCP server on stdio for ${store !== undefined ? 'PostgreSQL' : dir}${roots.length > 0 ? ', ingest allowed' : ''}\n`);
     try {
       await serveStdio(server, { signal: stop.signal });
     } finally {

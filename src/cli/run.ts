@@ -15,6 +15,8 @@ import { PARSE_HELP, parseCommand } from './parse-command.js';
 import { SEARCH_HELP, searchCommand } from './search-command.js';
 import { SERVE_HELP, serveCommand } from './serve-command.js';
 import { TUNE_HELP, tuneCommand } from './tune-command.js';
+import { JOBS_HELP, jobsCommand } from './jobs-command.js';
+import { WORKER_HELP, workerCommand } from './worker-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export function version(): string {
@@ -47,6 +49,8 @@ Commands:
   demo [DIR]      tour of the bundled samples (or DIR): parse, chunk, ingest, search in two languages
   eval DATASET... score chunking configurations on a question set (hit@k, MRR, IoU, hit@budget)
   tune DIR        unit lengths of a corpus and a recommended structure chunk size
+  worker          take ingest jobs from a Postgres library's queue (ingest --queue) and ingest them
+  jobs            the queue: jobs waiting, running, done, failed (with reasons), workers' throughput
   mcp             serve the library to agents over MCP (stdio): search with citations, outlines, sections
   help [COMMAND]  show help for a command (same as: groundwork COMMAND --help)
 
@@ -82,6 +86,8 @@ const COMMANDS: Record<string, { run: Command; help: () => string }> = {
   demo: { run: demoCommand, help: () => DEMO_HELP },
   eval: { run: evalCommand, help: () => EVAL_HELP },
   tune: { run: tuneCommand, help: () => TUNE_HELP },
+  worker: { run: workerCommand, help: () => WORKER_HELP },
+  jobs: { run: jobsCommand, help: () => JOBS_HELP },
   mcp: { run: mcpCommand, help: () => MCP_HELP },
 };
 

@@ -2,8 +2,9 @@ import type { Library } from '../library/library.js';
 import { KEY_SCOPES, loadKeys, newKey, type KeyScope } from '../serve/auth.js';
 import { ServeOptionsSchema, type ServeSettingsInput } from '../serve/options.js';
 import { serve, type ServeHandle } from '../serve/server.js';
+import { inspectorPlugin } from '../inspector/plugin.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
-import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, openLibrary } from './common.js';
+import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, libraryStoreFrom, openLibrary } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { mcpServePlugin } from '../mcp/serve-plugin.js';
 import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
@@ -126,9 +127,9 @@ export async function serveCommand(argv: readonly string[], io: CliIO, stop: Abo
     const settings = serveSettingsFrom(args);
     const keysFile = stringValue(args, 'keys');
     const keys = loadKeys({ ...(keysFile !== undefined && { file: keysFile }), ...(process.env.GROUNDWORK_API_KEYS !== undefined && { env: process.env.GROUNDWORK_API_KEYS }) });
-    library = await openLibrary(libraryDirFrom(args), io);
+    library = await openLibrary(libraryDirFrom(args), io, libraryStoreFrom(args));
     const mcp = mcpServePlugin({ ...mcpOptionsFrom(args), ...(settings.maxUploadBytes !== undefined && { maxUploadBytes: settings.maxUploadBytes }) });
-    handle = await serve(library, { ...settings, keys, plugins: [mcp], ...(flag(args, 'log') && { logger: { level: 'info' } }) });
+    handle = await serve(library, { ...settings, keys, plugins: [mcp, inspectorPlugin()], ...(flag(args, 'log') && { logger: { level: 'info' } }) });
     io.err(`groundwork: serving ${library.dir} at ${handle.url} (${keys.length > 0 ? `${keys.length} API key${keys.length === 1 ? '' : 's'}` : 'no keys: loopback only'}); API: ${handle.url}/openapi.json; stop with Ctrl-C\n`);
     await new Promise<void>((resolve) => {
       if (stop.aborted) resolve();

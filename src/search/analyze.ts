@@ -39,13 +39,19 @@ const STOPWORDS = new Set(
 const SEGMENT = /(\p{Script=Han}+)|([\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)?)/gu;
 const DIACRITICS = /\p{M}+/gu;
 const LATIN_WORD = /^[a-z]+$/;
+/**
+ * What NFKD can turn a word character into besides letters and digits: '¼' becomes '1⁄4' (U+2044,
+ * a math symbol). FTS5's unicode61 splits there, so the analysed terms split there too: the terms
+ * indexed and the terms counted in term_df must be the same.
+ */
+const FOLDED_SEPARATOR = /[^\p{L}\p{N}]+/u;
 
 /**
  * Names what analyze() produces. A library records the version its index was built with and is
  * re-indexed when it differs: change it whenever the terms of some text change (stopwords, rules,
  * a jieba or stemmer upgrade that segments or stems differently).
  */
-export const ANALYZER_VERSION = '1 (jieba cutForSearch + HMM, Porter stemmer, stopwords v1)';
+export const ANALYZER_VERSION = '2 (jieba cutForSearch + HMM, Porter stemmer, stopwords v1, NFKD separators split)';
 
 /** Search terms of `text`, in order, stopwords dropped. */
 export function analyze(text: string): string[] {
@@ -57,8 +63,10 @@ export function analyze(text: string): string[] {
       }
     } else {
       const folded = match[2]!.toLowerCase().normalize('NFKD').replace(DIACRITICS, '').replace(/['’]/g, '');
-      if (folded === '' || STOPWORDS.has(folded)) continue;
-      terms.push(LATIN_WORD.test(folded) && folded.length > 2 ? stemmer(folded) : folded);
+      for (const part of FOLDED_SEPARATOR.test(folded) ? folded.split(FOLDED_SEPARATOR) : [folded]) {
+        if (part === '' || STOPWORDS.has(part)) continue;
+        terms.push(LATIN_WORD.test(part) && part.length > 2 ? stemmer(part) : part);
+      }
     }
   }
   return terms;

@@ -17,6 +17,12 @@ describe('analyze', () => {
   test('keeps numbers and mixed scripts', () => {
     expect(analyze('GPT-4 模型 2024')).toEqual(['gpt', '4', '模型', '2024']);
   });
+
+  test('splits where folding made a separator, as the FTS tokenizer does (a fraction: 11¼ folds to 111⁄4)', () => {
+    // Found by the fuzzer's soak: '11¼' was one term in term_df but two in the FTS index, so
+    // `groundwork check` failed on a clean library of corpus/epub/winter-sports.epub.
+    expect(analyze('11¼ inches, ½ mile')).toEqual(['111', '4', 'inch', '1', '2', 'mile']);
+  });
 });
 
 describe('ftsQuery', () => {

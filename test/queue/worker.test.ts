@@ -1,0 +1,132 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Library } from '../../src/library/library.js';
+import { enqueueFiles } from '../../src/queue/enqueue.js';
+import { queueStatus, retryFailed } from '../../src/queue/status.js';
+import { runWorker } from '../../src/queue/worker.js';
+import { corpusFolder, freshLibrarySchema, query, SKIP_MESSAGE, TEST_DATABASE_URL } from './queue-fixtures.js';
+
+const projectRoot = join(import.meta.dirname, '../..');
+const SMALL = ['md/codeblock.md', 'md/nested.md', 'md/wiki.md', 'txt/candide-windows-1252.txt', 'txt/rashomon-shift-jis.txt', 'html/wiki_duck.html', 'csv/csv-comma.csv'];
+
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+async function libraryOn(schema: string): Promise<Library> {
+  return Library.open(undefined, { store: { kind: 'postgres', url: TEST_DATABASE_URL!, schema } });
+}
+
+describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
+  it('queues each file once, a worker stores them, a refused file fails once with its reason', async () => {
+    const schema = freshLibrarySchema();
+    const queue = { url: TEST_DATABASE_URL!, schema };
+    const { dir, good, broken } = corpusFolder(SMALL.slice(0, 4), { broken: true });
+
+    const first = await enqueueFiles(dir, queue, { strategy: 'structure' });
+    expect(first).toMatchObject({ queued: good.length + 1, alreadyQueued: 0, rejected: [] });
+    // Queued twice, recorded once; other options are other jobs.
+    expect(await enqueueFiles(dir, queue, { strategy: 'structure' })).toMatchObject({ queued: 0, alreadyQueued: good.length + 1 });
+
+    const events: string[] = [];
+    const handle = await runWorker(queue, { exitWhenIdle: true, pollIntervalMs: 100, onEvent: (e) => events.push(e.type) });
+    const stats = await handle.done;
+    expect(stats).toMatchObject({ jobsDone: good.length, jobsFailed: 1 });
+
+    const status = await queueStatus(queue);
+    expect(status.counts).toMatchObject({ created: 0, retry: 0, active: 0, completed: good.length, failed: 1 });
+    expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', attempts: 1 })]);
+    expect(status.workers).toEqual([expect.objectContaining({ id: stats.workerId, state: 'stopped', jobsDone: good.length, jobsFailed: 1 })]);
+
+    const library = await libraryOn(schema);
+    try {
+      const docs = await library.documents();
+      expect(docs.map((d) => d.id).sort()).toEqual([...new Set(good.map(sha))].sort());
+      expect((await library.stats()).paths).toBe(good.length);
+    } finally {
+      await library.close();
+    }
+
+    // A refused file is not retried by itself; --retry-failed puts it back once, and it fails again.
+    expect(await retryFailed(queue)).toBe(1);
+    const again = await runWorker(queue, { exitWhenIdle: true, pollIntervalMs: 100 });
+    expect(await again.done).toMatchObject({ jobsDone: 0, jobsFailed: 1 });
+    expect((await queueStatus(queue)).counts).toMatchObject({ failed: 1, completed: good.length });
+  }, 180_000);
+
+  it('three worker processes, one killed with SIGKILL mid-document: every file stored once, its job retried by another', async () => {
+    const schema = freshLibrarySchema();
+    const queue = { url: TEST_DATABASE_URL!, schema };
+    // The scanned PDF needs OCR: seconds of work, long enough to kill a worker in the middle of it.
+    const { dir, good, broken } = corpusFolder([...SMALL, 'pdf-scanned/loremipsum-flat.pdf'], { broken: true });
+    const slow = good.at(-1)!;
+    // Queued first, so a worker takes it at once.
+    expect((await enqueueFiles(slow, queue, {})).queued).toBe(1);
+    const queued = await enqueueFiles(dir, queue, {});
+    expect(queued).toMatchObject({ queued: good.length, alreadyQueued: 1 });
+
+    const flags = ['--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema, '--exit-when-idle', '--batch', '1', '--poll', '0.2', '--heartbeat', '1', '--stale-after', '4'];
+    const workers: ChildProcess[] = [];
+    const logs: string[] = [];
+    const exits: Promise<number | null>[] = [];
+    for (let i = 0; i < 3; i++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'src/cli/main.ts'), 'worker', ...flags], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stderr!.on('data', (d: Buffer) => logs.push(`[worker ${i}] ${d.toString()}`));
+      child.stdout!.resume();
+      workers.push(child);
+      exits.push(new Promise((resolve) => child.on('exit', (code) => resolve(code))));
+    }
+
+    // Wait until a worker holds the slow file's job, then kill that worker.
+    const s = `"${schema}_queue"`;
+    let victim: { worker_id: string; pid: number } | undefined;
+    const deadline = Date.now() + 120_000;
+    while (!victim && Date.now() < deadline) {
+      const rows = await query<{ worker_id: string; pid: number }>(
+        `SELECT o.worker_id, w.pid FROM ${s}.gw_job_owners o JOIN ${s}.job j ON j.id = o.job_id JOIN ${s}.gw_workers w ON w.id = o.worker_id WHERE j.data->>'path' = $1`,
+        [slow],
+      );
+      victim = rows[0];
+      if (!victim) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(victim, `a worker took the slow file; the workers said:\n${logs.join('')}`).toBeDefined();
+    const killedChild = workers.find((w) => w.pid === victim!.pid)!;
+    expect(killedChild).toBeDefined();
+    killedChild.kill('SIGKILL');
+    const killedAt = Date.now();
+
+    const codes = await Promise.all(exits);
+    expect(codes.filter((c) => c === 0), logs.join('')).toHaveLength(2);
+
+    const status = await queueStatus(queue);
+    expect(status.counts).toMatchObject({ created: 0, retry: 0, active: 0, completed: good.length, failed: 1 });
+    expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', attempts: 1 })]);
+    expect(status.workers.find((w) => w.id === victim!.worker_id)?.state).toBe('lost');
+
+    // The killed job was retried by another worker, within the documented bound (stale-after plus a
+    // heartbeat and a poll: well under 60 s).
+    const [retried] = await query<{ retry_count: number; output: { worker: string }; started_on: Date }>(
+      `SELECT retry_count, output, started_on FROM ${s}.job WHERE data->>'path' = $1`,
+      [slow],
+    );
+    expect(retried!.retry_count).toBeGreaterThanOrEqual(1);
+    expect(retried!.output.worker).not.toBe(victim!.worker_id);
+    expect(retried!.started_on.getTime() - killedAt).toBeLessThan(60_000);
+
+    // Every file stored exactly once: one document per distinct content, one path per file.
+    const library = await libraryOn(schema);
+    try {
+      const docs = await library.documents();
+      expect(docs.map((d) => d.id).sort()).toEqual([...new Set(good.map(sha))].sort());
+      const stats = await library.stats();
+      expect(stats.paths).toBe(good.length);
+      const blocks = await query<{ n: string; distinct: string }>(`SELECT count(*) AS n, count(DISTINCT (doc_id, ordinal)) AS distinct FROM "${schema}".blocks`);
+      expect(blocks[0]!.n).toBe(blocks[0]!.distinct);
+    } finally {
+      await library.close();
+    }
+  }, 300_000);
+});
+
+if (!TEST_DATABASE_URL) describe('queue on Postgres', () => it.skip(SKIP_MESSAGE, () => undefined));

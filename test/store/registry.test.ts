@@ -21,7 +21,7 @@ describe('store registry', () => {
   });
 
   test('an unknown kind or a bad spec is INVALID_OPTIONS naming the problem', async () => {
-    expect(await failure(openStore({ kind: 'mongo', url: 'x' }))).toEqual({ code: 'INVALID_OPTIONS', message: expect.stringContaining('unknown store kind "mongo"; known: sqlite') });
+    expect(await failure(openStore({ kind: 'mongo', url: 'x' }))).toEqual({ code: 'INVALID_OPTIONS', message: expect.stringContaining('unknown store kind "mongo"; known: postgres, sqlite') });
     expect(await failure(openStore({ kind: 'sqlite' }))).toEqual({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/invalid sqlite store spec: file: /) });
     expect(await failure(openStore({ kind: 'sqlite', file: '' }))).toMatchObject({ code: 'INVALID_OPTIONS' });
     expect(await failure(openStore({ kind: 'sqlite', file: libraryFile(), fiel: 'typo' }))).toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('fiel') });
@@ -32,7 +32,7 @@ describe('store registry', () => {
     const file = libraryFile();
     const spec = z.strictObject({ kind: z.literal('sqlite-by-path'), path: z.string() });
     registerStore({ kind: 'sqlite-by-path', spec, open: async ({ path }) => new SqliteStore(path) });
-    expect(storeKinds()).toEqual(['sqlite', 'sqlite-by-path']);
+    expect(storeKinds()).toEqual(['postgres', 'sqlite', 'sqlite-by-path']);
     const store = await openStore({ kind: 'sqlite-by-path', path: file });
     expect(store.location).toBe(file);
     await store.close();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Lexer } from 'marked';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_PARSE_LIMITS, withParseLimits } from '../../src/limits.js';
 import { inlineText, parseMarkdown } from '../../src/parsers/markdown.js';
 import { plainInline } from '../../src/parsers/markdown-inline.js';
 import { delimiterCount, MAX_MARKED_DELIMITERS } from '../../src/parsers/markdown-lexer.js';
@@ -72,11 +73,13 @@ describe('markdown lexer: linear block quotes and emphasis', () => {
     );
   });
 
-  test('a staircase of quotes 300 deep parses (marked doubled its work per level)', () => {
+  test('a staircase of quotes 300 deep parses when maxNesting allows it (marked doubled its work per level)', () => {
     const lines: string[] = [];
     for (let d = 1; d <= 300; d++) lines.push(`${'> '.repeat(d)}level ${d}`);
     for (let d = 299; d >= 1; d--) lines.push(`${'> '.repeat(d)}back ${d}`);
-    const { elements } = parseMarkdown(lines.join('\n'));
+    // Past the default nesting limit (256) it is LIMIT_EXCEEDED, naming the limit.
+    expect(() => parseMarkdown(lines.join('\n'))).toThrow(expect.objectContaining({ code: 'LIMIT_EXCEEDED', limit: expect.objectContaining({ name: 'maxNesting' }) }));
+    const { elements } = withParseLimits({ ...DEFAULT_PARSE_LIMITS, maxNesting: 400 }, () => parseMarkdown(lines.join('\n')));
     expect(elements.map((el) => el.kind)).toEqual(['quote']);
     // Lazy continuation: every line after the deepest one continues its paragraph.
     expect(elements[0]!.text).toContain('level 300 back 299');

@@ -18,7 +18,8 @@ Options:
   --to URL              the database: postgres://user:password@host:port/database
                         (default $${DATABASE_URL_ENV})
   --postgres-schema S   the schema to copy into (default $${DATABASE_SCHEMA_ENV}, else groundwork)
-  --concurrency N       documents written at once (default 4)
+  --concurrency N       documents written at once (default 1: equal-score hits keep the
+                        SQLite library's order; more is somewhat faster, ties may reorder)
   --json                print the report as JSON
 
 Exit codes: 0 copied and checked; 1 no library at DIR, the server cannot be reached, or the check

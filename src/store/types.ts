@@ -395,7 +395,7 @@ export interface LibraryStore {
 
   /**
    * Copying a library between stores (`groundwork migrate`): every setting; every document with its
-   * paths, blocks and parse cache, by id, read in pages; and writing one such document in one
+   * paths, blocks and parse cache, in the order it was stored, read in pages; and writing one such document in one
    * transaction (replacing what the store held under its id; the index is built from the blocks).
    * A store that can be migrated from has the first two, one that can be migrated to the third.
    */

@@ -487,16 +487,21 @@ export class SqliteStore implements LibraryStore {
     return Object.fromEntries(rows.map((r) => [r.key, r.value]));
   }
 
-  /** Every document with its paths, blocks and parse cache, by id, DUMP_PAGE documents per read. */
+  /**
+   * Every document with its paths, blocks and parse cache, in the order they were stored
+   * (documents' rowid), DUMP_PAGE documents per read. A store migrated to assigns its block rowids
+   * in this order, so blocks of equal score (both stores break ties by rowid) keep their order.
+   */
   async *dumpDocuments(): AsyncIterable<DocumentDump> {
     const page = this.db.prepare(
       `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
               (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
-       FROM documents d WHERE d.id > ? ORDER BY d.id LIMIT ${DUMP_PAGE}`,
+              , d.rowid AS dump_rowid
+       FROM documents d WHERE d.rowid > ? ORDER BY d.rowid LIMIT ${DUMP_PAGE}`,
     );
     const paths = this.db.prepare('SELECT path, doc_id AS docId, size, mtime_ms AS mtimeMs FROM paths WHERE doc_id = ? ORDER BY path');
     const cache = this.db.prepare('SELECT key, document FROM parse_cache WHERE doc_id = ? ORDER BY key');
-    for (let last = ''; ; ) {
+    for (let last = 0; ; ) {
       const rows = page.all(last) as Row[];
       for (const row of rows) {
         yield {
@@ -507,7 +512,7 @@ export class SqliteStore implements LibraryStore {
         };
       }
       if (rows.length < DUMP_PAGE) return;
-      last = rows[rows.length - 1]!.id;
+      last = rows[rows.length - 1]!.dump_rowid;
     }
   }
 

@@ -20,6 +20,13 @@ export interface IngestTask {
   chunkOptions: ChunkOptions;
 }
 
+/**
+ * Chunk text (UTF-16 code units) of a document up to which its blocks' search analysis is made
+ * by the worker and sent with its result; a bigger document's blocks are analysed by the store,
+ * one at a time, as it writes them.
+ */
+export const INDEX_TEXT_CHARS = 8 << 20;
+
 export type IngestResult =
   | { id: number; ok: true; document: Document; chunks: Chunk[][]; indexTexts: string[][]; parsed: boolean; parseBlob?: Uint8Array }
   | { id: number; ok: false; code: string; reason: string; limit?: LimitInfo };
@@ -36,8 +43,12 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
     const document = task.cached ?? (await parse(task.path, task.parseOptions));
     // Chunk sets in documentTree order; a container with no text of its own gets none.
     const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : storableChunks(d.canonical, chunk(d, task.chunkOptions))));
-    // Search analysis (jieba, stemming) is the slowest part of a write: do it here, not on the writer.
-    const indexTexts = chunks.map((set) => set.map(blockIndexText));
+    // Search analysis (jieba, stemming) is the slowest part of a write: do it here, not on the writer,
+    // unless the texts are so big that holding their analysis too would double the memory: then the
+    // store analyses each block as it writes it (see INDEX_TEXT_CHARS).
+    let chars = 0;
+    for (const set of chunks) for (const c of set) chars += c.text.length;
+    const indexTexts = chars <= INDEX_TEXT_CHARS ? chunks.map((set) => set.map(blockIndexText)) : chunks.map(() => []);
     return { id: task.id, ok: true, document, chunks, indexTexts, parsed: !task.cached };
   } catch (error) {
     if (isGroundworkError(error)) return { id: task.id, ok: false, code: error.code, reason: error.message, ...(error.limit && { limit: error.limit }) };
@@ -63,7 +74,6 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
  * writes them, so no process holds them all.
  */
 export const PART_CHARS = 4 << 20;
-export const INDEX_TEXT_CHARS = 8 << 20;
 
 type Part = { texts: string[] } | { blob: Uint8Array };
 
@@ -71,7 +81,7 @@ export interface PackedIngestResult {
   id: number;
   ok: true;
   document: Document;
-  /** The chunks with `text` empty: the texts follow in order in the parts. */
+  /** The chunks with `text` empty (the texts follow in order in the parts) and no `prefix`. */
   chunks: Chunk[][];
   indexTexts: string[][] | null;
   parsed: boolean;
@@ -98,7 +108,9 @@ export async function packResult(result: IngestResult, part: (value: Part) => Pr
       texts.push(c.text);
       chars += c.text.length;
       total += c.text.length;
-      packed.push({ ...c, text: '' });
+      // `prefix` (a breadcrumb, a repeated header, the overlap) is in the text already, and no block keeps it.
+      const { prefix: _prefix, ...rest } = c;
+      packed.push({ ...rest, text: '' });
       if (chars >= PART_CHARS) {
         await part({ texts });
         texts = [];

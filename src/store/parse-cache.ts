@@ -6,7 +6,8 @@ import type { Document, Element } from '../document/types.js';
  *
  * Encoded in pieces, never as one JSON string: the canonical text is escaped and compressed a
  * slice at a time, and an element whose `text` is exactly its span of the canonical text
- * (`canonical.slice(start, end)`, a paragraph of a text file) is written without it. So encoding a
+ * (`canonical.slice(start, end)`, a paragraph of a text file) is written with `"text": null`
+ * (no entry of the old form has a null text). So encoding a
  * 100 MB text holds no second copy of it (the JSON.stringify of the whole Document held two: the
  * canonical text and the elements' texts) and the blob is smaller. The pieces are gzip members
  * one after another, which gunzip reads as one stream. Decoding gives the element texts back.
@@ -70,15 +71,14 @@ function writeDocument(doc: Document, write: (text: string) => void): void {
 }
 
 /** The element without its text when the text is its span of the canonical text. */
-function compact(el: Element, canonical: string): Omit<Element, 'text'> & { text?: string } {
-  if (el.text === '' || el.end - el.start !== el.text.length || canonical.slice(el.start, el.end) !== el.text) return el;
-  const { text: _text, ...rest } = el;
-  return rest;
+function compact(el: Element, canonical: string): Omit<Element, 'text'> & { text?: string | null } {
+  if (typeof el.text !== 'string' || el.text === '' || el.end - el.start !== el.text.length || canonical.slice(el.start, el.end) !== el.text) return el;
+  return { ...el, text: null };
 }
 
 function restoreTexts(doc: Document): void {
   for (const el of doc.elements) {
-    if ((el as { text?: string }).text === undefined) el.text = doc.canonical.slice(el.start, el.end);
+    if ((el as { text: string | null }).text === null) el.text = doc.canonical.slice(el.start, el.end);
   }
   for (const child of doc.children ?? []) restoreTexts(child);
 }

@@ -231,7 +231,7 @@ describe('groundwork serve takes the embedder as groundwork search does', () => 
     const running = serveCommand(['--library', join(root, 'vectors-cli'), '--port', '0', ...args], io, stop.signal);
     let url: string | undefined;
     while (url === undefined) {
-      const settled = await Promise.race([running.then((code) => ({ code })), new Promise<undefined>((r) => setTimeout(r, 50))]);
+      const settled = await Promise.race([running.then((code) => ({ code })), new Promise<undefined>((r) => setTimeout(() => r(undefined), 50))]);
       if (settled) return { code: settled.code, err: io.errText() };
       url = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(io.errText())?.[1];
     }

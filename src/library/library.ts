@@ -245,8 +245,17 @@ export class Library {
    */
   private write<T>(task: () => Promise<T>, stop?: AbortSignal): Promise<T> {
     const guarded = stop ? () => (stop.aborted || this.closing ? Promise.reject(new IngestStopped()) : task()) : task;
-    return this.writes ? this.writes.run(guarded) : guarded();
+    // A write may add or drop vectors: searches count them again.
+    const run = () => guarded().finally(() => this.vectorModelsSeen.clear());
+    return this.writes ? this.writes.run(run) : run();
   }
+
+  /**
+   * Models whose vectors a search has counted since this library last wrote: `vectorStats` counts
+   * every linked block (tens of ms at 100k blocks), too much to repeat per search. Only "has vectors"
+   * is kept; another process dropping them all is seen after this library's next write.
+   */
+  private readonly vectorModelsSeen = new Set<string>();
 
   /** Set by close(): ingests still running stop before their next file or write. */
   private closing = false;
@@ -715,10 +724,13 @@ export class Library {
       }
     }
     const { embedder, space } = this.embedding!;
-    const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
-    if (!stats || stats.blocks === 0) {
-      if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
-      return undefined;
+    if (!this.vectorModelsSeen.has(space.model)) {
+      const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
+      if (!stats || stats.blocks === 0) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
+        return undefined;
+      }
+      this.vectorModelsSeen.add(space.model);
     }
     // The pipeline may search the same keywords several times (discover, inside, outside a section).
     const vectors = new Map<string, Promise<Float32Array>>();

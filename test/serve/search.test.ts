@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.js';
+import { mcpCommand } from '../../src/cli/mcp-command.js';
 import { serveCommand } from '../../src/cli/serve-command.js';
 import { contextualText } from '../../src/embed/documents.js';
 import { Library } from '../../src/library/library.js';
@@ -261,5 +262,16 @@ describe('groundwork serve takes the embedder as groundwork search does', () => 
     expect(wrong.code).toBe(2);
     expect(wrong.err).toMatch(/cli-model.*other-model|other-model.*cli-model/);
     expect(wrong.err).toContain('[INVALID_OPTIONS]');
+  });
+  it('groundwork mcp takes the same flags: a model that is not the library\'s is refused before it serves', async () => {
+    const io = recorder();
+    const code = await mcpCommand(['--library', join(root, 'vectors'), '--embed-url', embeddings.url, '--embed-model', 'other-model', '--embed-dimensions', '8'], io);
+    expect(code).toBe(2);
+    expect(io.errText()).toMatch(/openai:fixture:8.*openai:other-model:8.*\[INVALID_OPTIONS\]/s);
+    const help = recorder();
+    let out = '';
+    expect(await mcpCommand(['--help'], { ...help, out: (t) => void (out += t) })).toBe(0);
+    expect(out).toContain('--embed-url URL');
+    expect(out).toContain('--rerank-url URL');
   });
 });

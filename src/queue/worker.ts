@@ -68,7 +68,9 @@ export async function runWorker(queue: QueueOptions | QueueConnection, options: 
   const spec = store ?? { kind: 'postgres', url: connection.options.url, schema: connection.options.schema };
   let library: Library;
   try {
-    library = await Library.open(libraryDir ?? defaultLibraryDir(), { store: spec });
+    // One pool of parsing processes for the worker's life (closed with the library): a batch does
+    // not pay their start-up (loading parsers, tokenizer and dictionary) again.
+    library = await Library.open(libraryDir ?? defaultLibraryDir(), { store: spec, keepIngestPools: true });
     // Every worker embeds with the library's one model (an endpoint that does not answer stops the
     // worker here, before it takes a job).
     if (embed !== false) await library.useEmbedder({ persist: false }).catch(async (error: unknown) => {
@@ -144,7 +146,7 @@ class QueueWorker {
   /**
    * Fetch a batch, ingest it, settle its jobs; sleep when the queue is empty. A batch is
    * `batchSize` jobs per unit of concurrency, ingested by one Library call whose parsing workers
-   * are `concurrency` (one pool per batch: its start-up is shared by the batch's files).
+   * are `concurrency` (the Library keeps them from batch to batch: one pool for the worker's life).
    */
   private async loop(): Promise<void> {
     while (!this.stopping) {

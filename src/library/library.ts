@@ -451,7 +451,8 @@ export class Library {
         try {
           const info = await stat(file.from);
           if (!info.isFile()) throw new Error('not a file');
-          yield { path, from: resolve(file.from), size: info.size, mtimeMs: file.mtimeMs ?? info.mtimeMs };
+          const from = resolve(file.from);
+          yield { path, ...(from !== path && { from }), size: info.size, mtimeMs: file.mtimeMs ?? info.mtimeMs };
         } catch (error) {
           yield { path, error: error as Error };
         }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { Library } from '../../src/library/library.js';
 import { openStore } from '../../src/store/registry.js';
-import type { LibraryStore, VectorEntry, VectorSpace, VectorStats } from '../../src/store/types.js';
+import type { BlockWithPath, LibraryStore, VectorEntry, VectorSpace, VectorStats } from '../../src/store/types.js';
 import { fixtureVector } from '../embed/fixtures.js';
 import { freshSchema, TEST_DATABASE_URL } from '../store/postgres-fixtures.js';
 import { SAMPLES } from './cli.js';
@@ -39,7 +39,7 @@ const MODELS: { space: VectorSpace; every: number; quantization: 'none' | 'int8'
 async function putFixtureVectors(file: string): Promise<VectorStats[]> {
   const store = await openStore({ kind: 'sqlite', file });
   try {
-    const blocks = [];
+    const blocks: BlockWithPath[] = [];
     for await (const block of store.iterateBlocks()) blocks.push(block);
     for (const { space, every, quantization } of MODELS) {
       // Blocks two by two share one vector (as identical texts do), so links outnumber vectors.

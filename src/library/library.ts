@@ -469,7 +469,19 @@ export class Library {
     }, options);
   }
 
-  private async ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+  /** Every ingest running now: close() lets them stop (closing is set, their workers killed) before it closes the store. */
+  private readonly ingests = new Set<Promise<unknown>>();
+
+  private ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    if (this.closing) return Promise.reject(new GroundworkError('IO', 'the library is closed'));
+    const running = this.runIngest(walk, options);
+    const settled = running.then(() => undefined, () => undefined);
+    this.ingests.add(settled);
+    void settled.finally(() => this.ingests.delete(settled));
+    return running;
+  }
+
+  private async runIngest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
     const started = performance.now();
     const settings = await this.settings();
     const strategy = options.strategy ?? settings.strategy;
@@ -923,6 +935,8 @@ export class Library {
     this.closing = true;
     this.keptPools.clear();
     await Promise.all([...this.pools].map((pool) => pool.close()));
+    // Their next step sees `closing` and stops: none reads or writes a closed store.
+    await Promise.all([...this.ingests]);
     await this.writes?.run(async () => undefined);
     await this.releaseEmbedder();
     await this.store.close();

@@ -12,6 +12,7 @@ const STATIC: Record<string, { file: string; type: string }> = {
   '/inspector/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/inspector/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/inspector/virtual-list.js': { file: 'virtual-list.js', type: 'text/javascript; charset=utf-8' },
+  '/inspector/segments.js': { file: 'segments.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** Nothing remote: scripts, styles, images and fetches only from this server. */

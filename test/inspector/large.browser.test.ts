@@ -115,7 +115,12 @@ describe.skipIf(!haveChromium || !hasShared)('inspector in Chromium: large docum
 
   it('shows the canonical text cut at every chunk boundary, virtualised, to its end', async () => {
     const blocks = (await running.library.blocks(ids.long))!;
-    const canonical = await (await fetch(`${running.url}/v1/documents/${ids.long}/text`)).text();
+    const response = await fetch(`${running.url}/v1/documents/${ids.long}/text`);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const canonical = await response.text();
+    const openapi = await (await fetch(`${running.url}/openapi.json`)).json() as { paths: Record<string, unknown> };
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/v1/documents/{id}/text', '/v1/documents/{id}/chunk']));
+    expect((await fetch(`${running.url}/v1/documents/${'0'.repeat(64)}/text`)).status).toBe(404);
     expect(canonical.length).toBeGreaterThan(blocks.at(-1)!.end - 1);
     const { page, errors } = await open(`#/text/${ids.long}`, 'text');
     const segments = () => page.$$eval('#canonical .seg', (rows) => rows.map((r) => ({

@@ -6,7 +6,7 @@
 // screen does not jump.
 
 /** Prefix sums over row heights, with point updates and a search by offset. */
-class Fenwick {
+export class Fenwick {
   constructor(values) {
     const n = values.length;
     this.n = n;

@@ -19,11 +19,12 @@ library's own BM25 full-text index; for vector and hybrid it also embeds them wi
 embedder) and searches every question over all documents with the library's search, once per
 retriever (--retriever).
 
-Reported per configuration: hit@k (evidence fully inside a retrieved chunk), partial hit@k (at
-least half of it), hit_all@k (every span of a multi-span question), MRR@10, Chroma's recall,
-precision, precision_Ω and IoU on character ranges, hit@budget and partial hit@budget (chunks taken
-in rank order while they fit --budget cl100k tokens, at least one), chunk count, mean and p90 chunk
-size in characters and tokens, and seconds.
+Reported per configuration and retriever: hit@k (evidence fully inside a retrieved hit: a chunk,
+or overlapping chunks the search merged into one passage), partial hit@k (at least half of it),
+hit_all@k (every span of a multi-span question), MRR@10, Chroma's recall, precision, precision_Ω
+and IoU on character ranges, hit@budget and partial hit@budget (hits taken in rank order while
+they fit --budget cl100k tokens, at least one), chunk count, mean and p90 chunk size in
+characters and tokens, and seconds.
 
 Built-in baselines are always shown: structure (default options), LangChain's defaults (recursive
 1000/200 characters), Chroma's recursive token configurations 800/400, 400/200, 400/0 and 200/0
@@ -45,9 +46,10 @@ Options:
   --postgres URL        build each throw-away library in a fresh schema of this PostgreSQL database
                         (dropped after; default $GROUNDWORK_DATABASE_URL, else SQLite in a temp folder)
   --json                a JSON array, one object per configuration, retriever and dataset: config,
-                        retriever, k, questions, hitAtK, partialHitAtK, mrr, recall, precision, precisionOmega,
-                        iou, budget, hitAtBudget, partialHitAtBudget, chunks, meanChars, p90Chars,
-                        meanTokens, p90Tokens, seconds (plus dataset, embedder and hitAllAtK)
+                        retriever, k, questions, hitAtK, partialHitAtK, mrr, recall, precision,
+                        precisionOmega, iou, budget, hitAtBudget, partialHitAtBudget, chunks,
+                        meanChars, p90Chars, meanTokens, p90Tokens, seconds (plus dataset, embedder
+                        and hitAllAtK)
 
 ${EMBED_FLAGS_HELP}
 

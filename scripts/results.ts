@@ -31,13 +31,14 @@ const evalDir = resolve(positional[0] ?? join(root, '..', 'shared', 'eval'));
 const out = resolve(positional[1] ?? join(root, 'docs', 'results.md'));
 
 /** The embedder for vector and hybrid, what the page says about it, and how to stop it. */
-async function chooseEmbedder(): Promise<{ embedder: Embedder | undefined; note: string; stop: () => Promise<void> }> {
+async function chooseEmbedder(): Promise<{ embedder: Embedder | undefined; note: string; testModel: boolean; stop: () => Promise<void> }> {
   if (useTestEmbedder) {
     const { spawnEmbeddingServer } = await import('../test/embed/fixture-process.js');
     const server = await spawnEmbeddingServer({ dimensions: 384 });
     const embedder = new OpenAiEmbedder({ provider: 'openai', url: server.url, model: 'test-hash-vectors', concurrency: 4 });
     return {
       embedder,
+      testModel: true,
       note:
         'The vector and hybrid sections use the **test model**: the loopback test endpoint (test/embed/fixtures.ts), whose ' +
         '384-dimension vectors come from a hash of the text and carry no meaning. Those numbers show that the pipeline runs ' +
@@ -52,6 +53,7 @@ async function chooseEmbedder(): Promise<{ embedder: Embedder | undefined; note:
   if (!opened) {
     return {
       embedder: undefined,
+      testModel: false,
       note:
         'bm25 only: no embedder is configured (GROUNDWORK_EMBEDDINGS_URL and GROUNDWORK_EMBEDDINGS_MODEL, or ' +
         'GROUNDWORK_EMBEDDINGS_MODEL_PATH for a local ONNX model), and this machine has no embedding model, so no vector ' +
@@ -63,6 +65,7 @@ async function chooseEmbedder(): Promise<{ embedder: Embedder | undefined; note:
   const test = settings.provider === 'onnx' && isTestModelFolder(String((settings as { path?: unknown }).path ?? ''));
   return {
     embedder,
+    testModel: test,
     note: test
       ? `The vector and hybrid sections use the **test model** (the tiny ONNX embedding lookup the tests build, ${settings.provider}): ` +
         'a bag of a few dozen words. Those numbers show that the pipeline runs end to end; they say nothing about retrieval quality.'
@@ -159,7 +162,7 @@ ${criteria().join('\n')}
 ${retrievers
   .map(
     (retriever) => `## ${retriever}
-
+${retriever !== 'bm25' && chosen.testModel ? `\nWith the test model (see above): these numbers show the pipeline runs, not retrieval quality.\n` : ''}
 ${reports
   .map(
     ({ name, docs, byRetriever, multiSpan }) => `### ${name} (${retriever})

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RESULT_KEYS } from '../../src/cli/eval-command.js';
+import { RESULT_KEYS, retrieversFrom } from '../../src/cli/eval-command.js';
 import { run } from '../../src/cli/run.js';
 import { startEmbeddingServer, type FixtureServer } from '../embed/fixtures.js';
 import { evalDir, hasShared } from '../helpers.js';
@@ -74,6 +75,21 @@ function smallDataset(): string {
   writeFileSync(join(dir, 'questions.jsonl'), [q('q1', 'Which bird migrates from pole to pole?', 'birds.md', 'arctic tern'), q('q2', '国家图书馆藏书多少册？', '书.md', '四千万册')].join('\n') + '\n');
   return dir;
 }
+
+describe('--retriever values', () => {
+  test('repeated and comma-separated values: each retriever once, in first-given order; default bm25; others refused', () => {
+    const name = fc.constantFrom('bm25', 'vector', 'hybrid');
+    fc.assert(
+      fc.property(fc.array(fc.array(name, { minLength: 1, maxLength: 4 }), { maxLength: 4 }), fc.constantFrom('', ' '), (flags, pad) => {
+        const values = flags.map((group) => group.join(`${pad},${pad}`));
+        const given = flags.flat();
+        expect(retrieversFrom(values)).toEqual(given.length === 0 ? ['bm25'] : [...new Set(given)]);
+      }),
+    );
+    expect(() => retrieversFrom(['bm25,'])).toThrow("unknown retriever ''");
+    expect(() => retrieversFrom(['BM25'])).toThrow("unknown retriever 'BM25'");
+  });
+});
 
 describe('eval --retriever with an embedding endpoint (loopback, real HTTP)', () => {
   let server: FixtureServer;

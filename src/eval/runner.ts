@@ -159,8 +159,10 @@ export function resolveRetrievers(retrievers: readonly string[] | undefined, emb
  * One run per configuration and retriever, configuration by configuration (each configuration's
  * library is built, and embedded when a retriever needs vectors, once for all its retrievers).
  */
-export async function evaluate(dataset: EvalDataset, questions: readonly EvalQuestion[], configs: readonly EvalConfig[], options: EvalOptions): Promise<ConfigRun[]> {
-  const retrievers = resolveRetrievers(options.retrievers, options.embedder);
+export async function evaluate(dataset: EvalDataset, questions: readonly EvalQuestion[], configs: readonly EvalConfig[], input: EvalOptions): Promise<ConfigRun[]> {
+  const retrievers = resolveRetrievers(input.retrievers, input.embedder);
+  // Every configuration and vector retriever embeds the same questions: once each is enough.
+  const options = input.embedder ? { ...input, embedder: memoizeQueries(input.embedder, questions.length) } : input;
   const total = configs.length * (dataset.documents.length + questions.length * retrievers.length);
   let done = 0;
   const runs: ConfigRun[] = [];
@@ -303,6 +305,35 @@ async function runQuestions(
     tick(1);
   }
   return { scores, outcomes };
+}
+
+/**
+ * The embedder with its one-text calls (query embeddings: `embedQuery` sends one text) remembered,
+ * up to `limit` of them, so each question is sent once per evaluation, not once per configuration
+ * and retriever. Batches (the chunks) pass through. Everything else is the embedder's own.
+ */
+function memoizeQueries(embedder: Embedder, limit: number): Embedder {
+  const seen = new Map<string, Promise<Float32Array[]>>();
+  return new Proxy(embedder, {
+    get(target, property) {
+      if (property === 'embed') {
+        return (texts: readonly string[], callOptions?: Parameters<Embedder['embed']>[1]) => {
+          if (texts.length !== 1) return target.embed(texts, callOptions);
+          const text = texts[0]!;
+          let answer = seen.get(text);
+          if (!answer) {
+            answer = target.embed(texts, callOptions);
+            // A failed call is not remembered: the next search asks again.
+            answer.catch(() => seen.delete(text));
+            if (seen.size < limit) seen.set(text, answer);
+          }
+          return answer.then((vectors) => vectors.map((v) => new Float32Array(v)));
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 /** The default scratch store: SQLite in a temporary folder, deleted after. */

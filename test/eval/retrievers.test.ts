@@ -84,6 +84,8 @@ describe('evaluate: bm25, vector and hybrid through the library search', () => {
     // Every input the endpoint received; each configuration's library embedded its own chunks.
     const inputs = server.requests.flatMap((r) => r.body.input as string[]);
     for (const q of dataset.questions) expect(inputs).toContain(q.question);
+    // A question is embedded once, however many configurations and vector retrievers search it.
+    for (const q of dataset.questions.filter((q) => q.id !== 'qv')) expect(inputs.filter((t) => t === q.question).length, q.id).toBe(1);
     for (const config of configs()) {
       for (const [name, text] of Object.entries(DOCS)) {
         for (const chunk of chunkText(text, config.options)) expect(inputs.some((input) => input.endsWith(chunk.text)), `${name}: ${chunk.text}`).toBe(true);

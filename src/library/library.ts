@@ -16,8 +16,8 @@ import { embedQuery, ensureDimensions } from '../embed/documents.js';
 import type { Embedder, EmbedderContext } from '../embed/types.js';
 import { librarySources } from '../retrieval/library-source.js';
 import type { RetrievalOptionsInput } from '../retrieval/options.js';
-import { retrieve, type RetrievalResult } from '../retrieval/pipeline.js';
-import type { PassageReranker, Retriever } from '../retrieval/types.js';
+import { retrieve, type RetrievalResult, type RetrievalSources } from '../retrieval/pipeline.js';
+import type { Candidate, PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
@@ -245,8 +245,17 @@ export class Library {
    */
   private write<T>(task: () => Promise<T>, stop?: AbortSignal): Promise<T> {
     const guarded = stop ? () => (stop.aborted || this.closing ? Promise.reject(new IngestStopped()) : task()) : task;
-    return this.writes ? this.writes.run(guarded) : guarded();
+    // A write may add or drop vectors: searches count them again.
+    const run = () => guarded().finally(() => this.vectorModelsSeen.clear());
+    return this.writes ? this.writes.run(run) : run();
   }
+
+  /**
+   * Models whose vectors a search has counted since this library last wrote: `vectorStats` counts
+   * every linked block (tens of ms at 100k blocks), too much to repeat per search. Only "has vectors"
+   * is kept; another process dropping them all is seen after this library's next write.
+   */
+  private readonly vectorModelsSeen = new Set<string>();
 
   /** Set by close(): ingests still running stop before their next file or write. */
   private closing = false;
@@ -655,6 +664,18 @@ export class Library {
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
   }
 
+  private sources: RetrievalSources | undefined;
+  private embedderOpening: Promise<Embedder | undefined> | undefined;
+
+  /**
+   * The library's BM25 retriever and block fetcher, made once: its outline cache (each entry checked
+   * against its document's chunking on use) then lives as long as the library, so a server's
+   * section-aware searches do not rebuild a document's outline from all its blocks per request.
+   */
+  get retrievalSources(): RetrievalSources {
+    return (this.sources ??= librarySources(this));
+  }
+
   /**
    * Searches the library: the retrieval pipeline (src/retrieval/) over BM25 and, when the library
    * has vectors of its model and an embedder, vector search: `mode` bm25 | vector | hybrid (default
@@ -664,7 +685,7 @@ export class Library {
    * INVALID_OPTIONS saying what to configure.
    */
   async search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
-    const sources = librarySources(this);
+    const sources = this.retrievalSources;
     const retrievers: Retriever[] = [...sources.retrievers];
     if (options.mode !== 'bm25') {
       const vector = await this.vectorRetriever(options.mode !== undefined, context.signal);
@@ -691,7 +712,8 @@ export class Library {
         return undefined;
       }
       try {
-        await this.useEmbedder({ persist: false });
+        // One opening for the searches that arrive together (a server's first ones), not one each.
+        await (this.embedderOpening ??= this.useEmbedder({ persist: false }).finally(() => (this.embedderOpening = undefined)));
       } catch (error) {
         if (required) throw error;
         return undefined;
@@ -702,10 +724,13 @@ export class Library {
       }
     }
     const { embedder, space } = this.embedding!;
-    const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
-    if (!stats || stats.blocks === 0) {
-      if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
-      return undefined;
+    if (!this.vectorModelsSeen.has(space.model)) {
+      const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
+      if (!stats || stats.blocks === 0) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
+        return undefined;
+      }
+      this.vectorModelsSeen.add(space.model);
     }
     // The pipeline may search the same keywords several times (discover, inside, outside a section).
     const vectors = new Map<string, Promise<Float32Array>>();
@@ -719,6 +744,11 @@ export class Library {
         return store.vectorCandidates(space, await vector, k, filter as VectorFilter);
       },
     };
+  }
+
+  /** The BM25 ranking of `searchText` without the snippets: what the retrieval pipeline asks for (it highlights its passages itself). */
+  async searchCandidates(query: string, options: SearchOptions = {}): Promise<Candidate[]> {
+    return this.store.searchText(query, options.k ?? 10, options.filter);
   }
 
   /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block (no pipeline: see `search`). */

@@ -9,6 +9,7 @@ import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
 import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
+import { parse } from '../parse.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
@@ -179,9 +180,23 @@ export interface LibraryOpenOptions {
   postgres?: string;
   /** Hears the blocks done of the total while an upgrade re-indexes every block. */
   onIndexRebuild?: (done: number, total: number) => void;
+  /**
+   * Keep each ingest's parsing processes for the next ingest with the same worker count, limits,
+   * strategy and tokenizer, instead of starting new ones per `addFiles` (a long-running queue
+   * worker ingests many small batches). They stay until `close()`; idle ones never keep the
+   * process alive. Default false.
+   */
+  keepIngestPools?: boolean;
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** A file for `Library.addCopies`: its bytes are at `from`, it is stored as the file at `path`. */
+export interface FileCopy {
+  path: string;
+  from: string;
+  mtimeMs?: number;
+}
 
 /** How a document's `original` names an original the store holds (see StoredDocument.original). */
 const STORE_ORIGINAL = 'store:';
@@ -204,6 +219,7 @@ export class Library {
   private constructor(
     readonly dir: string,
     private readonly store: LibraryStore,
+    private readonly keepPools = false,
   ) {
     this.writes = store.capabilities.concurrentWriters ? undefined : new Serial();
   }
@@ -226,7 +242,7 @@ export class Library {
       });
     }
     const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
-    return new Library(abs, store);
+    return new Library(abs, store, options.keepIngestPools ?? false);
   }
 
   /** Where the documents and blocks live, for messages (a file, or a server without credentials). */
@@ -262,12 +278,28 @@ export class Library {
   /** The worker pools of the ingests running now (close() stops them). */
   private readonly pools = new Set<ProcessPool<IngestTask, WireIngestResult>>();
 
-  /** The worker processes of one ingest, each file under the per-file limits. */
+  /** With `keepIngestPools`: the pools kept between ingests, by their configuration. */
+  private readonly keptPools = new Map<string, ProcessPool<IngestTask, WireIngestResult>>();
+
+  /** The worker processes of one ingest (a kept one when `keepIngestPools`), each file under the per-file limits. */
   private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, WireIngestResult> {
+    const key = JSON.stringify([size, limits, config]);
+    const kept = this.keepPools ? this.keptPools.get(key) : undefined;
+    if (kept) return kept;
     const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
     const pool = new ProcessPool<IngestTask, WireIngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
     this.pools.add(pool);
+    if (this.keepPools) this.keptPools.set(key, pool);
     return pool;
+  }
+
+  /** An ingest is done with its pool: closed, unless it is kept for the next one (and was not closed by an abort). */
+  private async releasePool(pool: ProcessPool<IngestTask, WireIngestResult>, aborted: boolean): Promise<void> {
+    const key = [...this.keptPools].find(([, p]) => p === pool)?.[0];
+    if (key !== undefined && !aborted && !this.closing) return;
+    if (key !== undefined) this.keptPools.delete(key);
+    this.pools.delete(pool);
+    await pool.close();
   }
 
   /**
@@ -413,8 +445,48 @@ export class Library {
   }
 
   async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
-    const started = performance.now();
     const roots = Array.isArray(paths) ? paths : [paths];
+    const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
+    return this.ingest(() => walkFiles(roots, walkOptions), options);
+  }
+
+  /**
+   * Ingests files whose bytes are somewhere else than where they belong: each is read from `from`
+   * (a temporary copy, e.g. bytes a queue worker took from the database) and stored, named in
+   * reports and parsed as the file at `path`, with `mtimeMs` (default: the copy's). No folder is
+   * walked and `include`/`exclude` do not apply; otherwise as `addFiles`.
+   */
+  async addCopies(files: readonly FileCopy[], options: IngestOptions = {}): Promise<IngestReport> {
+    const list = [...files];
+    return this.ingest(async function* () {
+      for (const file of list) {
+        const path = resolve(file.path);
+        try {
+          const info = await stat(file.from);
+          if (!info.isFile()) throw new Error('not a file');
+          const from = resolve(file.from);
+          yield { path, ...(from !== path && { from }), size: info.size, mtimeMs: file.mtimeMs ?? info.mtimeMs };
+        } catch (error) {
+          yield { path, error: error as Error };
+        }
+      }
+    }, options);
+  }
+
+  /** Every ingest running now: close() lets them stop (closing is set, their workers killed) before it closes the store. */
+  private readonly ingests = new Set<Promise<unknown>>();
+
+  private ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    if (this.closing) return Promise.reject(new GroundworkError('IO', 'the library is closed'));
+    const running = this.runIngest(walk, options);
+    const settled = running.then(() => undefined, () => undefined);
+    this.ingests.add(settled);
+    void settled.finally(() => this.ingests.delete(settled));
+    return running;
+  }
+
+  private async runIngest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    const started = performance.now();
     const settings = await this.settings();
     const strategy = options.strategy ?? settings.strategy;
     const tokenizer = options.tokenizer ?? settings.tokenizer;
@@ -428,7 +500,7 @@ export class Library {
     const hash = configHash({ strategy, options: resolved, tokenizer });
     const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
     const parseOptions = options.parseOptions ?? {};
-    const parseOptionsHash = createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+    const parseOptionsHash = parseOptionsDigest(parseOptions);
     const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     const report: IngestReport = {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
@@ -437,12 +509,11 @@ export class Library {
     const embedding = this.embedding && options.embed !== false && !report.dryRun
       ? new IngestEmbedder(this.store, (t) => this.write(t), this.embedding.embedder, this.embedding.space, options.embedBatch)
       : undefined;
-    const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
 
     // Totals for the progress bar come from a stat-only pre-walk (cheap next to parsing).
     const progress: IngestProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, path: '' };
     if (options.onProgress) {
-      for await (const f of walkFiles(roots, walkOptions)) {
+      for await (const f of walk()) {
         progress.filesTotal++;
         if ('size' in f) progress.bytesTotal += f.size;
       }
@@ -469,7 +540,7 @@ export class Library {
     let nextId = 0;
     const seen = new Set<string>();
     try {
-      for await (const entry of walkFiles(roots, walkOptions)) {
+      for await (const entry of walk()) {
         if (stop.signal.aborted || this.closing) break;
         if ('error' in entry) {
           report.rejected.push({ path: entry.path, code: 'IO', reason: `${entry.path}: ${entry.error.message}` });
@@ -499,10 +570,7 @@ export class Library {
       }
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      if (pool) {
-        this.pools.delete(pool);
-        await pool.close();
-      }
+      if (pool) await this.releasePool(pool, stop.signal.aborted);
     }
     report.aborted = stop.signal.aborted || this.closing;
     report.durationMs = Math.round(performance.now() - started);
@@ -533,7 +601,7 @@ export class Library {
       report.docsSkipped++;
       return;
     }
-    const docId = (await hashFile(file.path)).hash;
+    const docId = (await hashFile(file.from ?? file.path)).hash;
     // The same bytes under another name may be in flight right now: let that one finish first.
     const twin = this.inFlightContent.get(docId);
     if (twin) await twin;
@@ -582,11 +650,12 @@ export class Library {
       // Removed by another process since it was looked up: stored again below.
       stored = undefined;
     }
-    const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
+    const cacheKey = parseCacheKey(docId, ctx.parseOptionsHash);
     const cached = await this.cachedDocument(cacheKey);
     const result = await ctx.run({
       id: ctx.id,
-      path: file.path,
+      path: file.from ?? file.path,
+      ...(file.from !== undefined && { recordAs: { path: file.path, mtimeMs: file.mtimeMs } }),
       ...(cached && { cached }),
       parseOptions: ctx.parseOptions,
       chunkOptions: ctx.chunkOptions,
@@ -611,7 +680,7 @@ export class Library {
         // A stopped ingest copies nothing more (the write below would not begin anyway).
         if (ctx.stop.aborted || this.closing) throw new IngestStopped();
         // A store that holds originals itself (a server database) keeps them instead of files/.
-        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.path) : await keepOriginal(this.dir, file.path, docId);
+        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.from ?? file.path) : await keepOriginal(this.dir, file.from ?? file.path, docId);
         const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
@@ -661,6 +730,27 @@ export class Library {
   private async dropOriginal(docId: string | null): Promise<void> {
     if (!docId || (await this.store.documentInfo(docId))) return;
     await rm(join(this.dir, originalPath(docId)), { force: true });
+  }
+
+  /**
+   * The parsed Document of a stored document (id, id prefix or path), to chunk it again without
+   * storing anything (the inspector's compare view, `POST /v1/documents/{id}/chunk`): from the
+   * parse cache under the key its ingest used with `parseOptions` (default none, as ingest's), else
+   * parsed again from the kept original. NOT_FOUND when the document is unknown, or has neither (an
+   * attachment, or a document ingested without copying whose cache entry is gone).
+   */
+  async parsedDocument(idOrPath: string, parseOptions: ParseOptions = {}): Promise<{ document: Document; from: 'cache' | 'original' }> {
+    const stored = await this.document(idOrPath);
+    if (!stored) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    const cached = await this.cachedDocument(parseCacheKey(stored.id, parseOptionsDigest(parseOptions)));
+    if (cached) return { document: cached, from: 'cache' };
+    if (!stored.original) {
+      throw new GroundworkError('NOT_FOUND', 'the parse of this document is not cached with these parse options and no original was kept to parse it again', { file: idOrPath });
+    }
+    const parts: Buffer[] = [];
+    for await (const part of await this.openOriginal(stored.id)) parts.push(part as Buffer);
+    const document = await parse(new Uint8Array(Buffer.concat(parts)), { ...parseOptions, name: stored.paths[0] ?? stored.id });
+    return { document, from: 'original' };
   }
 
   /** A cached parse is valid only while the parser that made it is at the same version. */
@@ -871,7 +961,10 @@ export class Library {
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.keptPools.clear();
     await Promise.all([...this.pools].map((pool) => pool.close()));
+    // Their next step sees `closing` and stops: none reads or writes a closed store.
+    await Promise.all([...this.ingests]);
     await this.writes?.run(async () => undefined);
     await this.releaseEmbedder();
     await this.store.close();
@@ -888,4 +981,14 @@ class IngestStopped extends Error {
 /** A rejection reason that starts with the file it is about (a chunker's error does not know its file). */
 function namingFile(path: string, reason: string): string {
   return reason.startsWith(path) ? reason : `${path}: ${reason}`;
+}
+
+/** What ingest's parse-cache key says about the parse options (so another caller finds the same entry). */
+function parseOptionsDigest(parseOptions: ParseOptions): string {
+  return createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+}
+
+/** The parse cache's key of a document's bytes parsed with the options of `parseOptionsDigest`. */
+function parseCacheKey(docId: string, parseOptionsHash: string): string {
+  return createHash('sha256').update(`${docId}:${parseOptionsHash}`).digest('hex');
 }

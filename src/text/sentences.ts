@@ -15,6 +15,7 @@
  * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts).
  */
 
+import { graphemeFloor } from './graphemes.js';
 import { MathIndex } from './math.js';
 
 export interface Span {
@@ -61,9 +62,10 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
   const starts = sentenceStarts(text, from, to);
   const spans: Span[] = [];
   let start = from;
-  // starts[0] opens the first run: whitespace before it belongs to the first sentence.
+  // starts[0] opens the first run: whitespace before it belongs to the first sentence. A start
+  // inside a grapheme cluster (marks carried by the whitespace before it) moves back to its start.
   for (let k = 1; k < starts.length; k++) {
-    const s = starts[k]!;
+    const s = graphemeFloor(text, starts[k]!);
     if (s <= start || s >= to) continue;
     spans.push({ start, end: s });
     start = s;

@@ -20,10 +20,12 @@
 
 const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
-/** Code units a window reaches past the position asked about, and a sure boundary is looked for before it. */
+/** Code units before the position asked about where a sure or known boundary is looked for. */
 const WINDOW = 64;
+/** Code units a first window reaches past the position asked about (it doubles while the cluster goes on). */
+const LOOKAHEAD = 16;
 /** Block size of the checkpoint array (one known boundary at or before every multiple of it). */
-const BLOCK = 256;
+const BLOCK = 64;
 
 /**
  * True for code units whose Grapheme_Cluster_Break is Other or Control, so a boundary between two
@@ -140,16 +142,19 @@ export class Graphemes {
   private clusterStart(i: number): number {
     if (i >= this.lastStart && i < this.lastEnd) return this.lastStart;
     const text = this.text;
-    // A boundary at or before i: a sure one close by, else the block checkpoint.
-    let anchor = -1;
+    // A boundary at or before i: a sure one close by, or the end of the last cluster found (callers
+    // mostly move forward), else the block checkpoint.
     const limit = Math.max(0, i - WINDOW);
-    for (let p = i; p > limit; p--) {
+    const known = this.lastEnd <= i ? this.lastEnd : this.lastStart <= i ? this.lastStart : -1;
+    const floor = Math.max(limit, known);
+    let anchor = -1;
+    for (let p = i; p > floor; p--) {
       if (isSureBoundary(text, p)) {
         anchor = p;
         break;
       }
     }
-    if (anchor < 0) anchor = limit === 0 ? 0 : this.checkpointAt(Math.floor(i / BLOCK));
+    if (anchor < 0) anchor = known > limit || limit === 0 ? Math.max(known, 0) : this.checkpointAt(Math.floor(i / BLOCK));
     return this.clusterFrom(anchor, i);
   }
 
@@ -162,7 +167,7 @@ export class Graphemes {
       if (i < known) return this.remember(anchor, known);
       anchor = known;
     }
-    let to = Math.min(n, i + WINDOW);
+    let to = Math.min(n, i + LOOKAHEAD);
     for (;;) {
       // The code point after a reported boundary decides it: never end a window inside a surrogate pair.
       if (to < n && isLow(text.charCodeAt(to)) && isHigh(text.charCodeAt(to - 1))) to++;

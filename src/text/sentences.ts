@@ -12,7 +12,8 @@
  *   "。”“我…").
  * Blank lines and line breaks end sentences, except a line break that is clearly a soft wrap
  * (the line goes on in lower case, or a Chinese line ends with ，/、 and goes on). A sentence never
- * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts).
+ * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts) or inside a grapheme cluster (a
+ * sentence start that falls after whitespace carrying combining marks moves back to that whitespace).
  */
 
 import { graphemeFloor } from './graphemes.js';

@@ -3,8 +3,8 @@
  * cluster (UAX #29), whatever the cluster's length. The answers are exactly Intl.Segmenter's on the
  * whole text, found without segmenting the whole text:
  *
- * - Most positions sit between two "simple" code units (ASCII, Latin-1, common punctuation, CJK,
- *   kana, Hangul syllables), or before a simple code unit after a character no rule joins to what
+ * - Most positions sit between two "simple" code units (ASCII, Latin-1, Greek, Cyrillic, Armenian,
+ *   Hebrew and Arabic letters, common punctuation, CJK, kana, Hangul syllables), or before a simple code unit after a character no rule joins to what
  *   follows it (a "sure" boundary, `isSureBoundary`): decided from two code units, no allocation.
  * - Anything else asks Intl.Segmenter about a window that starts at a sure or already known
  *   boundary (the segmenter restarts its rules at every boundary it reports, so what it reports
@@ -33,6 +33,8 @@ const BLOCK = 64;
  */
 export function isSimpleCodeUnit(c: number): boolean {
   if (c < 0x0300) return true;
+  if (c < 0x0370) return false; // combining diacritical marks
+  if (c < 0x0700) return isSimpleAlphabetic(c);
   if (c < 0x2010) return false;
   if (c <= 0x2027) return true; // dashes, quotes, bullets, ellipsis
   if (c < 0x2030) return false;
@@ -51,6 +53,25 @@ export function isSimpleCodeUnit(c: number): boolean {
   if (c <= 0xd7a3) return true; // precomposed Hangul syllables
   if (c < 0xff01) return false;
   return c <= 0xff9d; // full-width forms, half-width katakana (0xFF9E/0xFF9F are combining)
+}
+
+/**
+ * Letters of Greek, Cyrillic, Armenian, Hebrew and Arabic (0x0370-0x06FF) that are neither marks
+ * nor Prepend, so text in those scripts is mostly decided without the segmenter. (Not the Indic
+ * scripts: their consonants join a virama before them, GB9c.)
+ */
+function isSimpleAlphabetic(c: number): boolean {
+  if (c <= 0x0482) return true; // Greek and Coptic, Cyrillic letters
+  if (c < 0x048a) return false; // Cyrillic combining marks
+  if (c <= 0x058f) return true; // Cyrillic, Cyrillic supplement, Armenian
+  if (c < 0x05d0) return false; // Hebrew points and accents (and a few punctuation marks)
+  if (c <= 0x05ff) return true; // Hebrew letters and punctuation
+  if (c < 0x0620) return false; // Arabic Prepend signs, marks
+  if (c <= 0x064a) return true;
+  if (c < 0x0660) return false; // Arabic harakat
+  if (c <= 0x066f) return true;
+  if (c === 0x0670) return false;
+  return c <= 0x06d5;
 }
 
 /**

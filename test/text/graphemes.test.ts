@@ -26,8 +26,8 @@ describe('isSimpleCodeUnit', () => {
     expect(wrong).toEqual([]);
   });
 
-  test('combining marks, ZWJ, variation selectors and surrogates are not simple', () => {
-    for (const c of [0x0301, 0x200d, 0xfe0f, 0x3099, 0xff9e, 0xd83d, 0xde00, 0x1100]) expect(isSimpleCodeUnit(c)).toBe(false);
+  test('combining marks (Cyrillic, Hebrew points, Arabic harakat), Prepend, ZWJ, variation selectors and surrogates are not simple', () => {
+    for (const c of [0x0301, 0x0483, 0x05b0, 0x0600, 0x064b, 0x0670, 0x200d, 0xfe0f, 0x3099, 0xff9e, 0xd83d, 0xde00, 0x1100]) expect(isSimpleCodeUnit(c)).toBe(false);
   });
 });
 

@@ -47,6 +47,8 @@ export interface Unit {
   continuationView?: TableView;
   /** True when the unit is a piece of a larger unit (sentence, line, row, token run). */
   piece?: boolean;
+  /** A piece that is one grapheme cluster over the limit on its own: its chunk gets no prefix. */
+  bare?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -258,6 +258,8 @@ class Packer {
   }
 
   private prefixFor(unit: Unit, overlap = ''): string {
+    // A cluster over the limit alone is a chunk of its own, as small as it can be: nothing added.
+    if (unit.bare) return '';
     return this.breadcrumb(unit) + overlap + (unit.context ?? '');
   }
 
@@ -647,7 +649,13 @@ class Packer {
       const prefixTokens = this.countCached(prefix);
       const { end, tokens } = this.keepMath(prefix, s, this.fitCut(prefix, s, unit.end, limit), limit, this.mathIn(unit.start, unit.end));
       const [, trimmedEnd] = this.trim(s, end);
-      pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
+      if (tokens > limit) {
+        // Only one grapheme cluster is ever over the limit (fitCut takes at least one, whole): it
+        // goes without prefix, alone, over the chunk size.
+        pieces.push({ ...piece, end: trimmedEnd, bare: true, tokens: this.count(this.base.slice(s, trimmedEnd)) });
+      } else {
+        pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
+      }
       [s] = this.trim(end, unit.end);
     }
     return pieces;

@@ -66,6 +66,16 @@ describe.each(Object.entries(STRATEGIES))('%s: chunk invariants', (_name, strate
   });
 });
 
+test('structure with breadcrumbs: a cluster over the limit alone is a chunk of its own, without prefix, on long-cluster text', () => {
+  const spec = { ...STRATEGIES.structure!, options: { strategy: 'structure' as const, chunkSize: 48, breadcrumb: true } };
+  fc.assert(
+    fc.property(longClusterText(3000), (input) => {
+      expect(chunkViolations(input, chunkText(input, spec.options), spec)).toEqual([]);
+    }),
+    { seed: 20261205, numRuns: 60 },
+  );
+});
+
 describe('qwen: counts and blank input', () => {
   test('every chunk carries its exact Qwen token count', () => {
     const qwen = getTokenizer('qwen');

@@ -9,6 +9,7 @@ import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
 import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
+import { parse } from '../parse.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
@@ -469,7 +470,19 @@ export class Library {
     }, options);
   }
 
-  private async ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+  /** Every ingest running now: close() lets them stop (closing is set, their workers killed) before it closes the store. */
+  private readonly ingests = new Set<Promise<unknown>>();
+
+  private ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    if (this.closing) return Promise.reject(new GroundworkError('IO', 'the library is closed'));
+    const running = this.runIngest(walk, options);
+    const settled = running.then(() => undefined, () => undefined);
+    this.ingests.add(settled);
+    void settled.finally(() => this.ingests.delete(settled));
+    return running;
+  }
+
+  private async runIngest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
     const started = performance.now();
     const settings = await this.settings();
     const strategy = options.strategy ?? settings.strategy;
@@ -484,7 +497,7 @@ export class Library {
     const hash = configHash({ strategy, options: resolved, tokenizer });
     const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
     const parseOptions = options.parseOptions ?? {};
-    const parseOptionsHash = createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+    const parseOptionsHash = parseOptionsDigest(parseOptions);
     const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     const report: IngestReport = {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
@@ -634,7 +647,7 @@ export class Library {
       // Removed by another process since it was looked up: stored again below.
       stored = undefined;
     }
-    const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
+    const cacheKey = parseCacheKey(docId, ctx.parseOptionsHash);
     const cached = await this.cachedDocument(cacheKey);
     const result = await ctx.run({
       id: ctx.id,
@@ -711,6 +724,27 @@ export class Library {
   private async dropOriginal(docId: string | null): Promise<void> {
     if (!docId || (await this.store.documentInfo(docId))) return;
     await rm(join(this.dir, originalPath(docId)), { force: true });
+  }
+
+  /**
+   * The parsed Document of a stored document (id, id prefix or path), to chunk it again without
+   * storing anything (the inspector's compare view, `POST /v1/documents/{id}/chunk`): from the
+   * parse cache under the key its ingest used with `parseOptions` (default none, as ingest's), else
+   * parsed again from the kept original. NOT_FOUND when the document is unknown, or has neither (an
+   * attachment, or a document ingested without copying whose cache entry is gone).
+   */
+  async parsedDocument(idOrPath: string, parseOptions: ParseOptions = {}): Promise<{ document: Document; from: 'cache' | 'original' }> {
+    const stored = await this.document(idOrPath);
+    if (!stored) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    const cached = await this.cachedDocument(parseCacheKey(stored.id, parseOptionsDigest(parseOptions)));
+    if (cached) return { document: cached, from: 'cache' };
+    if (!stored.original) {
+      throw new GroundworkError('NOT_FOUND', 'the parse of this document is not cached with these parse options and no original was kept to parse it again', { file: idOrPath });
+    }
+    const parts: Buffer[] = [];
+    for await (const part of await this.openOriginal(stored.id)) parts.push(part as Buffer);
+    const document = await parse(new Uint8Array(Buffer.concat(parts)), { ...parseOptions, name: stored.paths[0] ?? stored.id });
+    return { document, from: 'original' };
   }
 
   /** A cached parse is valid only while the parser that made it is at the same version. */
@@ -923,6 +957,8 @@ export class Library {
     this.closing = true;
     this.keptPools.clear();
     await Promise.all([...this.pools].map((pool) => pool.close()));
+    // Their next step sees `closing` and stops: none reads or writes a closed store.
+    await Promise.all([...this.ingests]);
     await this.writes?.run(async () => undefined);
     await this.releaseEmbedder();
     await this.store.close();
@@ -939,4 +975,14 @@ class IngestStopped extends Error {
 /** A rejection reason that starts with the file it is about (a chunker's error does not know its file). */
 function namingFile(path: string, reason: string): string {
   return reason.startsWith(path) ? reason : `${path}: ${reason}`;
+}
+
+/** What ingest's parse-cache key says about the parse options (so another caller finds the same entry). */
+function parseOptionsDigest(parseOptions: ParseOptions): string {
+  return createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+}
+
+/** The parse cache's key of a document's bytes parsed with the options of `parseOptionsDigest`. */
+function parseCacheKey(docId: string, parseOptionsHash: string): string {
+  return createHash('sha256').update(`${docId}:${parseOptionsHash}`).digest('hex');
 }

@@ -19,6 +19,7 @@ import { difyRoutes } from './routes/dify.js';
 import { documentRoutes } from './routes/documents.js';
 import { jobRoutes } from './routes/jobs.js';
 import { previewRoutes } from './routes/preview.js';
+import { rechunkRoutes } from './routes/rechunk.js';
 import { searchRoutes } from './routes/search.js';
 import { indexRoute, systemRoutes } from './routes/system.js';
 import { servePlugins, type ServePlugin } from './plugins.js';
@@ -155,6 +156,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
 
   await app.register(systemRoutes(context));
   await app.register(documentRoutes(context), { prefix: '/v1/documents' });
+  await app.register(rechunkRoutes(context), { prefix: '/v1/documents' });
   await app.register(jobRoutes(context), { prefix: '/v1/jobs' });
   await app.register(blockRoutes(context), { prefix: '/v1/blocks' });
   await app.register(searchRoutes(context), { prefix: '/v1' });

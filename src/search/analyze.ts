@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
+import { UNICODE61_CHANGED, UNICODE61_FOLD } from './unicode61.js';
 
 /**
  * Text analysis for full-text search, applied the same way at index time and query time.
@@ -36,7 +37,9 @@ const STOPWORDS = new Set(
 );
 
 // Han (incl. extensions), kana and hangul runs go to jieba; everything else is split on non-word chars.
-const SEGMENT = /(\p{Script=Han}+)|([\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)?)/gu;
+// Han symbols that are not letters or digits (radicals, ideographic description characters) are
+// separators, as they are to unicode61.
+const SEGMENT = /((?:(?=[\p{L}\p{N}])\p{Script=Han})+)|([\p{L}\p{N}\p{M}]+(?:['’][\p{L}]+)?)/gu;
 const DIACRITICS = /\p{M}+/gu;
 const LATIN_WORD = /^[a-z]+$/;
 /**
@@ -51,7 +54,20 @@ const FOLDED_SEPARATOR = /[^\p{L}\p{N}]+/u;
  * re-indexed when it differs: change it whenever the terms of some text change (stopwords, rules,
  * a jieba or stemmer upgrade that segments or stems differently).
  */
-export const ANALYZER_VERSION = '2 (jieba cutForSearch + HMM, Porter stemmer, stopwords v1, NFKD separators split)';
+export const ANALYZER_VERSION = '3 (jieba cutForSearch + HMM, Porter stemmer, stopwords v1, NFKD separators split, unicode61 folds)';
+
+/**
+ * A word as FTS5's unicode61 tokenizer would index it: its case folding and diacritic removal
+ * (Unicode 6.1 tables) differ from JavaScript's in places ('ς' is 'σ' to it, 'ø' is 'o') and it
+ * splits at letters newer than its tables (a space here). Terms are counted in term_df as the
+ * analyzer writes them, so they must be what the index holds (src/search/unicode61.ts).
+ */
+function asUnicode61(word: string): string {
+  if (!UNICODE61_CHANGED.test(word)) return word;
+  let out = '';
+  for (const c of word) out += UNICODE61_FOLD.get(c) ?? c;
+  return out;
+}
 
 /** Search terms of `text`, in order, stopwords dropped. */
 export function analyze(text: string): string[] {
@@ -59,10 +75,11 @@ export function analyze(text: string): string[] {
   for (const match of text.matchAll(SEGMENT)) {
     if (match[1] !== undefined) {
       for (const word of getJieba().cutForSearch(match[1], true)) {
+        // Han words: unicode61 keeps every Han character as it is (src/search/unicode61.ts has none).
         if (!STOPWORDS.has(word)) terms.push(word);
       }
     } else {
-      const folded = match[2]!.toLowerCase().normalize('NFKD').replace(DIACRITICS, '').replace(/['’]/g, '');
+      const folded = asUnicode61(match[2]!.toLowerCase().normalize('NFKD').replace(DIACRITICS, '').replace(/['’]/g, ''));
       for (const part of FOLDED_SEPARATOR.test(folded) ? folded.split(FOLDED_SEPARATOR) : [folded]) {
         if (part === '' || STOPWORDS.has(part)) continue;
         terms.push(LATIN_WORD.test(part) && part.length > 2 ? stemmer(part) : part);

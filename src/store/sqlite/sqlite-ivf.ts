@@ -224,6 +224,41 @@ export function ivfVersion(db: Database.Database, slot: number): number | undefi
 }
 
 /**
+ * Every float vector of the slot, chunk by chunk from vec0's own tables (sqlite-vec 0.1.9:
+ * `vec_f<slot>_chunks` holds each chunk's validity bitmap and rowids, `..._vector_chunks00` its
+ * vectors): a sequential read, where a read through the virtual table costs ~0.5 ms per vector.
+ * Each chunk is one finished statement, so the caller may write between them.
+ */
+function* floatVectors(db: Database.Database, slot: number, dims: number): Generator<[number, Float32Array]> {
+  const shadow = db.prepare("SELECT count(*) FROM sqlite_master WHERE name IN (?, ?)").pluck().get(`vec_f${slot}_chunks`, `vec_f${slot}_vector_chunks00`) === 2;
+  if (!shadow) {
+    const page = db.prepare('SELECT id FROM vectors WHERE slot = ? AND id > ? ORDER BY id LIMIT 1024').pluck();
+    const read = db.prepare(`SELECT emb FROM vec_f${slot} WHERE rowid = ?`).pluck();
+    for (let last = -1; ; ) {
+      const ids = page.all(slot, last) as number[];
+      if (ids.length === 0) return;
+      for (const id of ids) {
+        const emb = read.get(BigInt(id)) as Buffer | undefined;
+        if (emb !== undefined) yield [id, floats(emb)];
+      }
+      last = ids[ids.length - 1]!;
+    }
+  }
+  const next = db.prepare(`SELECT c.chunk_id AS chunk, c.validity, c.rowids, v.vectors FROM vec_f${slot}_chunks c JOIN vec_f${slot}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.chunk_id > ? ORDER BY c.chunk_id LIMIT 1`);
+  for (let last = -1; ; ) {
+    const row = next.get(last) as { chunk: number; validity: Buffer; rowids: Buffer; vectors: Buffer } | undefined;
+    if (!row) return;
+    const size = row.rowids.length / 8;
+    const all = floats(row.vectors);
+    for (let i = 0; i < size; i++) {
+      if ((row.validity[i >> 3]! & (1 << (i & 7))) === 0) continue;
+      yield [Number(row.rowids.readBigInt64LE(i * 8)), all.subarray(i * dims, (i + 1) * dims)];
+    }
+    last = row.chunk;
+  }
+}
+
+/**
  * Trains the partition on the slot's float vectors (`vec_f<slot>`) and assigns every vector (the
  * caller holds the write transaction). Replaces any earlier partition.
  */
@@ -238,9 +273,8 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
   const mean = new Float64Array(dims);
   let taken = 0;
   let seen = 0;
-  const all = db.prepare(`SELECT rowid AS id, emb FROM vec_f${slot}`).raw();
-  for (const [, emb] of all.iterate() as Iterable<[number, Buffer]>) {
-    const v = unitCopy(floats(emb));
+  for (const [, vector] of floatVectors(db, slot, dims)) {
+    const v = unitCopy(vector);
     for (let i = 0; i < dims; i++) mean[i]! += v[i]!;
     if (taken < sampleSize && seen >= Math.floor(taken * stride)) sample.set(v, taken++ * dims);
     seen++;
@@ -264,20 +298,10 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
   const state: IvfState = { version, lists: realLists, dims, trained: seen, count: seen, mean: meanVector, centroids: centroids.slice(0, realLists * dims), groupOf, ...groupsOf(centroids, realLists, dims, groupOf) };
   const insert = db.prepare(`INSERT INTO ${t.lists} (list, id, code) VALUES (?, ?, ?)`);
   const insertFloat = db.prepare(`INSERT INTO ${t.floats} (id, emb) VALUES (?, ?)`);
-  // Paged by id (better-sqlite3 cannot write while a statement iterates).
-  const page = db.prepare('SELECT id FROM vectors WHERE slot = ? AND id > ? ORDER BY id LIMIT 1024').pluck();
-  const read = db.prepare(`SELECT emb FROM vec_f${slot} WHERE rowid = ?`).pluck();
-  for (let last = -1; ; ) {
-    const ids = page.all(slot, last) as number[];
-    if (ids.length === 0) break;
-    for (const id of ids) {
-      const emb = read.get(BigInt(id)) as Buffer | undefined;
-      if (emb === undefined) continue;
-      const v = unitCopy(floats(emb));
-      insert.run(assign(state, v), id, codeOf(quantization, v, meanVector));
-      insertFloat.run(id, emb);
-    }
-    last = ids[ids.length - 1]!;
+  for (const [id, vector] of floatVectors(db, slot, dims)) {
+    const v = unitCopy(vector);
+    insert.run(assign(state, v), id, codeOf(quantization, v, meanVector));
+    insertFloat.run(id, bytesOf(vector));
   }
   // Deletes find a vector's row by its id.
   db.exec(`CREATE INDEX ${t.lists}_id ON ${t.lists}(id)`);

@@ -189,7 +189,9 @@ describe('ingest: stopping', () => {
     const lib = await Library.open(join(dir, '.groundwork'));
     const before = childPids();
     const ingest = lib.addFiles(dir, { workers: 1 });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Close as soon as the worker exists (it has the scan, whose OCR takes seconds): a fixed delay
+    // let a loaded machine finish the scan first.
+    while (childPids().filter((pid) => !before.includes(pid)).length === 0) await new Promise((r) => setTimeout(r, 10));
     await lib.close();
     const report = await ingest;
     expect(report).toMatchObject({ aborted: true, docsAdded: 0, rejected: [] });

@@ -43,7 +43,7 @@ const LATENT = 48;
 const SPREAD = 0.8;
 const OFFSET = 4;
 const NOISE = 0.14;
-const SPACE: VectorSpace = { model: 'bench:structured:384', dimensions: DIMS };
+export const SPACE: VectorSpace = { model: 'bench:structured:384', dimensions: DIMS };
 const SIZES = (process.env.GW_BENCH_VECTOR_SIZES ?? '100000').split(',').map(Number).filter((n) => n > 0);
 const QUERIES = Number(process.env.GW_BENCH_VECTOR_QUERIES ?? 100);
 const VOCAB = 30_000;
@@ -51,7 +51,7 @@ const K = 10;
 const FILTER_QUERIES = 30;
 
 /** mulberry32: a small seeded generator, so every build and query set is the same. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -103,7 +103,7 @@ class Clusters {
   }
 }
 
-function words(random: () => number, n: number): string {
+export function words(random: () => number, n: number): string {
   const out: string[] = [];
   // Zipf-like: small ids far more often.
   for (let i = 0; i < n; i++) out.push(`w${Math.floor(VOCAB ** random())}`);

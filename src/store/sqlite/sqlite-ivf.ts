@@ -356,6 +356,12 @@ export function ivfRescore(slot: number, query: Float32Array, ids: readonly numb
   return rows.sort((a, b) => a.distance - b.distance || a.id - b.id);
 }
 
+/** The exact k nearest of these vectors (from the float copy, in C): a small filter's search. */
+export function ivfExact(slot: number, query: Float32Array, ids: readonly number[], k: number, statement: (sql: string) => Database.Statement): { id: number; distance: number }[] {
+  if (ids.length === 0) return [];
+  return statement(`SELECT id, vec_distance_cosine(emb, ?) AS distance FROM ${ivfTables(slot).floats} WHERE id IN (SELECT value FROM json_each(?)) ORDER BY distance, id LIMIT ?`).all(bytesOf(query), JSON.stringify(ids), k) as { id: number; distance: number }[];
+}
+
 /** For `groundwork check`: vectors of the slot without their row in the partition (or float copy), and rows without a vector. */
 export function ivfMismatch(db: Database.Database, slot: number): { missing: number; extra: number; count: number; recorded: number; lists: number; badLists: number } {
   const t = ivfTables(slot);

@@ -3,7 +3,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { GroundworkError } from '../../errors.js';
 import { compileFilter } from '../../retrieval/filter.js';
 import type { VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats } from '../types.js';
-import { addToIvf, dropIvf, ivfCandidates, ivfRescore, ivfExists, ivfVersion, loadIvf, removeFromIvf, RETRAIN_GROWTH, trainIvf, type Coded, type IvfState } from './sqlite-ivf.js';
+import { addToIvf, dropIvf, ivfCandidates, ivfExact, ivfRescore, ivfExists, ivfVersion, loadIvf, removeFromIvf, RETRAIN_GROWTH, trainIvf, type Coded, type IvfState } from './sqlite-ivf.js';
 import type { Conditions } from './sqlite-search.js';
 
 type Row = Record<string, any>;
@@ -182,7 +182,9 @@ export class SqliteVectors {
     const all = groupByVector(this.blocksOf(info, undefined, conditions, extra));
     if (all.size === 0) return [];
     const ids = [...all.keys()];
-    // Exact over the float vectors of the filter's set, quantized or not.
+    // Exact over the float vectors of the filter's set, quantized or not (quantized: from the
+    // partition's float copy, which a vec0 `rowid IN` would scan the whole model for).
+    if (this.partition(info) !== undefined) return expand(ivfExact(info.slot, query, ids, k, (sql) => this.cached(sql)), all, k);
     return expand(this.exactKnn(info, query, Math.min(MAX_KNN, ids.length, k), ids), all, k);
   }
 

@@ -232,7 +232,7 @@ export async function main(): Promise<void> {
     await library.close();
     console.log(`\n${n} blocks x ${DIMS} dims: library file ${sizeMB.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s (cached in ${dir}).`);
   }
-  printTable(`KNN, k = ${K}, ${QUERIES} clustered queries (quantized: inverted file, ${NPROBE}+ lists probed, best int8 ${RESCORE_FACTORS.int8}k / binary ${RESCORE_FACTORS.binary}k candidates rescored); recall@10 against exact`, ['blocks', 'index', 'p50 ms', 'p99 ms', 'recall@10', 'index build s'], rows);
+  printTable(`KNN, k = ${K}, ${QUERIES} structured queries (quantized: inverted file, ${NPROBE}+ lists probed, best int8 ${RESCORE_FACTORS.int8}k / binary ${RESCORE_FACTORS.binary}k candidates rescored); recall@10 against exact`, ['blocks', 'index', 'p50 ms', 'p99 ms', 'recall@10', 'index build s'], rows);
   printTable(`Filtered KNN (filter before ranking; ${Math.min(QUERIES, FILTER_QUERIES)} queries)`, ['blocks', 'index', 'filter', 'p50 ms', 'p99 ms'], filterRows);
   printTable('Library.search, k = 10 (query vectors precomputed)', ['blocks', 'index', 'bm25 p50', 'bm25 p99', 'hybrid p50', 'hybrid p99'], hybridRows);
 }

@@ -3,75 +3,74 @@
  * bench/library.ts, on blocks generated from the same eval sentences) and ingest speed (documents
  * per second, the same files through Library.addFiles into each store).
  *
- * Both libraries are filled through the stores' own writeDocument (documents of 100 blocks), so
- * the index rows and statistics are what an ingest makes. The Postgres library is kept between
- * runs in schema `bench_<blocks>` (and the SQLite one in the temp folder), so tuning re-measures
- * without rebuilding; the build time is printed when it is built.
+ * The SQLite search library is bench/library.ts's (`ensureSearchLibrary`: generated blocks written
+ * in large transactions through the store's own index writer, cached in the temp folder and shared
+ * with that bench). The Postgres one is that library copied by `migrateLibrary` (the store's
+ * importDocument: the same blocks, analysed and indexed by the store, 4 documents at once) with the
+ * GIN index dropped during the copy and built once at the end, as a bulk load would; it is built
+ * in schema `bench_<blocks>_building` and renamed to `bench_<blocks>` when whole, so an interrupted
+ * build is never reused. Both are kept between runs; the build time is printed when built.
  *   GROUNDWORK_DATABASE_URL (or GROUNDWORK_TEST_DATABASE_URL)  the server; without it, skipped
  *   GW_BENCH_PG_BLOCKS   blocks in each search library (default 1000000)
- *   GW_BENCH_PG_FILES    files ingested into each store (default 200: copies of the samples)
+ *   GW_BENCH_PG_FILES    files ingested into each store (default 200: copies of the samples; 0 skips)
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { Document } from '../src/document/types.js';
 import { Library } from '../src/library/library.js';
 import { openStore } from '../src/store/registry.js';
-import type { Block, LibraryStore, StoreSpec } from '../src/store/types.js';
-import { BLOCKS_PER_DOC, benchQueries, EN_DATASETS, generateBlocks, latencyStats, sentencePool, ZH_DATASETS } from './library.js';
+import type { LibraryStore, StoreSpec } from '../src/store/types.js';
+import { benchQueries, ensureSearchLibrary, latencyStats } from './library.js';
+import { migrateLibrary } from '../src/library/migrate.js';
 import { printTable } from './inputs.js';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const SHARED = resolve(ROOT, '..', 'shared');
 
-function syntheticDocument(docNo: number, texts: string[]): Document {
-  const id = createHash('sha256').update(`bench-pg-doc-${docNo}`).digest('hex');
-  return {
-    id,
-    source: { name: `/bench/doc-${String(docNo).padStart(6, '0')}.md`, bytes: texts.reduce((s, t) => s + Buffer.byteLength(t) + 1, 0) },
-    format: 'markdown', mime: 'text/markdown', title: `Bench document ${docNo}`, metadata: {}, elements: [], warnings: [],
-  } as unknown as Document;
-}
-
-function blocksOf(doc: Document, texts: string[]): Block[] {
-  let offset = 0;
-  return texts.map((text, ordinal) => {
-    const block: Block = {
-      id: `${doc.id.slice(0, 16)}${String(ordinal).padStart(16, '0')}`, docId: doc.id, ordinal, kind: 'text', text, headingPath: [], pageStart: null, pageEnd: null,
-      bboxes: null, start: offset, end: offset + text.length, chars: text.length, tokens: 0, table: null, speaker: null, time: null, strategy: 'structure', configHash: 'bench',
-    };
-    offset += text.length + 1;
-    return block;
-  });
-}
-
-/** Fills `store` with `count` generated blocks unless it holds them; the seconds it took, or null when it was there. */
-async function fill(store: LibraryStore, count: number, label: string): Promise<number | null> {
-  const stats = await store.stats();
-  if (stats.blocks === count) return null;
-  if (stats.blocks !== 0) throw new Error(`${label}: holds ${stats.blocks} blocks, expected 0 or ${count}; drop it and run again`);
-  const t0 = performance.now();
-  const pools = { en: sentencePool(EN_DATASETS, 'en'), zh: sentencePool(ZH_DATASETS, 'zh') };
-  let texts: string[] = [];
-  let docNo = 0;
-  let done = 0;
-  const write = async () => {
-    const doc = syntheticDocument(docNo++, texts);
-    await store.writeDocument({ document: doc, blocks: blocksOf(doc, texts), path: { path: doc.source.name!, docId: doc.id, size: doc.source.bytes, mtimeMs: 0 }, strategy: 'structure', configHash: 'bench', original: null, parseCacheKey: null });
-    done += texts.length;
-    texts = [];
-    if (docNo % 100 === 0) process.stdout.write(`\r  building ${label}: ${done} blocks, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  };
-  for (const block of generateBlocks(count, pools)) {
-    texts.push(block.text);
-    if (texts.length === BLOCKS_PER_DOC) await write();
+/**
+ * The Postgres copy of the SQLite search library in `schema` unless it is there whole; the seconds
+ * it took, or null when it was there.
+ */
+async function fillPostgres(url: string, schema: string, sqliteDir: string, count: number): Promise<number | null> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount) return null;
+    const building = `${schema}_building`;
+    await client.query(`DROP SCHEMA IF EXISTS "${building}" CASCADE`);
+    const t0 = performance.now();
+    // The schema and its tables, then the GIN index out of the way of a million inserts.
+    await (await openStore({ kind: 'postgres', url, schema: building })).close();
+    const { rows } = await client.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'block_terms_gin'", [building]);
+    await client.query(`DROP INDEX "${building}".block_terms_gin`);
+    let last = 0;
+    await migrateLibrary(sqliteDir, { kind: 'postgres', url, schema: building }, {
+      concurrency: 4,
+      onProgress: (p) => {
+        if (p.blocks - last < 20_000 && p.blocks < p.blocksTotal) return;
+        last = p.blocks;
+        process.stdout.write(`\r  building Postgres: ${p.blocks}/${p.blocksTotal} blocks, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      },
+    });
+    process.stdout.write('\r' + ' '.repeat(70) + '\r');
+    await client.query(rows[0]!.indexdef);
+    await client.query(`VACUUM (ANALYZE) "${building}".block_terms, "${building}".term_df, "${building}".blocks`);
+    await client.query(`ALTER SCHEMA "${building}" RENAME TO "${schema}"`);
+    const built = (performance.now() - t0) / 1000;
+    const store = await openStore({ kind: 'postgres', url, schema });
+    try {
+      const blocks = (await store.stats()).blocks;
+      if (blocks !== count) throw new Error(`Postgres bench library: ${blocks} blocks, expected ${count}`);
+    } finally {
+      await store.close();
+    }
+    return built;
+  } finally {
+    await client.end();
   }
-  if (texts.length > 0) await write();
-  process.stdout.write('\r' + ' '.repeat(70) + '\r');
-  return (performance.now() - t0) / 1000;
 }
 
 async function searchLatency(store: LibraryStore): Promise<{ all: ReturnType<typeof latencyStats>; en: ReturnType<typeof latencyStats>; zh: ReturnType<typeof latencyStats> }> {
@@ -124,14 +123,13 @@ export async function main(): Promise<void> {
   const count = Number(process.env.GW_BENCH_PG_BLOCKS ?? 1_000_000);
   const nFiles = Number(process.env.GW_BENCH_PG_FILES ?? 200);
 
-  const sqliteDir = join(tmpdir(), `groundwork-bench-pg-sqlite-${count}`);
-  mkdirSync(sqliteDir, { recursive: true });
-  const sqlite = await openStore({ kind: 'sqlite', file: join(sqliteDir, 'library.sqlite') });
+  const library = await ensureSearchLibrary(count);
+  const sqliteBuild = library.buildSeconds;
+  const pgBuild = await fillPostgres(url, `bench_${count}`, library.dir, count);
+  const sqlite = await openStore({ kind: 'sqlite', file: join(library.dir, 'library.sqlite') });
   const postgres = await openStore({ kind: 'postgres', url, schema: `bench_${count}` });
   const rows: (string | number)[][] = [];
   try {
-    const sqliteBuild = await fill(sqlite, count, 'SQLite');
-    const pgBuild = await fill(postgres, count, 'Postgres');
     const a = await searchLatency(sqlite);
     const b = await searchLatency(postgres);
     for (const [name, r, build] of [['SQLite', a, sqliteBuild], ['Postgres', b, pgBuild]] as const) {
@@ -145,6 +143,7 @@ export async function main(): Promise<void> {
     await postgres.close();
   }
   printTable(`BM25 searchText(q, 10) at ${count} blocks, ms (target: Postgres p50 within 3x of SQLite)`, ['store', 'queries', 'p50', 'p99', 'mean', 'p50 vs SQLite', 'build s'], rows);
+  if (nFiles === 0) return;
 
   const files = writeFiles(nFiles);
   const schema = `bench_ingest_${process.pid}`;

@@ -68,18 +68,28 @@ async function dropSchemas(url: string, schemas: string[]): Promise<void> {
   }
 }
 
-function runWorkers(url: string, schema: string, n: number): Promise<void> {
+/** Runs `n` workers until the queue is empty; the seconds until the slowest said it was waiting for jobs (its start-up). */
+function runWorkers(url: string, schema: string, n: number): Promise<number> {
+  const t0 = performance.now();
+  let startup = 0;
   const exits = Array.from({ length: n }, () =>
     new Promise<void>((resolveExit, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'worker', '--postgres', url, '--postgres-schema', schema, '--exit-when-idle', '--quiet', '--poll', '0.2'], {
         cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'],
       });
       let err = '';
-      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      let started = false;
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (!started && err.includes('waiting for jobs')) {
+          started = true;
+          startup = Math.max(startup, (performance.now() - t0) / 1000);
+        }
+      });
       child.on('exit', (code) => (code === 0 ? resolveExit() : reject(new Error(`worker exited ${code}: ${err.slice(-500)}`))));
     }),
   );
-  return Promise.all(exits).then(() => undefined);
+  return Promise.all(exits).then(() => startup);
 }
 
 export async function main(): Promise<void> {
@@ -94,7 +104,8 @@ export async function main(): Promise<void> {
   const run = `gw_bench_q_${process.pid}`;
   const schemas: string[] = [];
   const rows: (string | number)[][] = [];
-  const row = (label: string, seconds: number, docs: number) => rows.push([label, docs, (seconds).toFixed(1), (docs / seconds).toFixed(2), (bytes / MB / seconds).toFixed(2)]);
+  const row = (label: string, seconds: number, docs: number, startup?: number) =>
+    rows.push([label, docs, seconds.toFixed(1), (docs / seconds).toFixed(2), (bytes / MB / seconds).toFixed(2), startup === undefined ? '' : startup.toFixed(1)]);
   try {
     {
       const libDir = mkdtempSync(join(tmpdir(), 'gw-bench-queue-sqlite-'));
@@ -121,10 +132,10 @@ export async function main(): Promise<void> {
       const queued = await enqueueFiles(dir, { url, schema }, {});
       const queueSeconds = (performance.now() - q0) / 1000;
       const t0 = performance.now();
-      await runWorkers(url, schema, n);
+      const startup = await runWorkers(url, schema, n);
       const seconds = (performance.now() - t0) / 1000;
       const status = await queueStatus({ url, schema });
-      row(`Postgres, queue, ${n} worker${n > 1 ? 's' : ''} (enqueue ${queueSeconds.toFixed(1)} s apart)`, seconds, status.counts.completed);
+      row(`Postgres, queue, ${n} worker${n > 1 ? 's' : ''} (enqueue ${queueSeconds.toFixed(1)} s apart)`, seconds, status.counts.completed, startup);
       if (status.counts.completed !== queued.queued) console.log(`  warning: ${queued.queued} queued, ${status.counts.completed} completed, ${status.counts.failed} failed`);
     }
   } finally {
@@ -133,10 +144,10 @@ export async function main(): Promise<void> {
   }
   printTable(
     `Ingest of ${count} text-family files (${(bytes / MB).toFixed(1)} MB), ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(1)} at the end`,
-    ['ingest', 'docs', 's', 'docs/s', 'MB/s'],
+    ['ingest', 'docs', 's', 'docs/s', 'MB/s', 'start-up s'],
     rows,
   );
-  console.log('Queue rows: from starting the workers to the last one exiting (start-up under tsx included), each worker with --concurrency 1.');
+  console.log('Queue rows: from starting the workers to the last one exiting (start-up under tsx included), each worker with --concurrency 1; start-up: until the slowest worker was waiting for jobs.');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,20 +1,22 @@
 /**
  * The HTTP API's benchmark (`groundwork serve`, src/serve/), against the real CLI server in a child
  * process on loopback:
- *   1. search: POST /v1/search with 16 concurrent clients over a library of GW_BENCH_SERVE_BLOCKS
+ *   1. search: POST /v1/search with 1 and 16 concurrent clients over a library of GW_BENCH_SERVE_BLOCKS
  *      blocks (default 100k; the search library of bench/library.ts, cached in the temp folder),
  *      the 200 fixed questions of bench/library.ts, GW_BENCH_SERVE_ROUNDS rounds (default 4) after
- *      one warm-up round: latency p50/p99/max per request and requests per second.
+ *      one warm-up round: latency p50/p99/max per request and requests per second, against
+ *      `library.search` in the bench's process on the same library, questions and clients.
  *   2. ingest: the text-format corpus files uploaded over HTTP (one request per file, 4 at a time)
  *      until every job is done, against `groundwork ingest` of the same files (both spawned CLIs,
  *      fresh libraries): wall time and the ratio.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchQueries, ensureSearchLibrary } from './library.js';
+import { Library } from '../src/library/library.js';
+import { benchQueries, ensureSearchLibrary, latencyStats } from './library.js';
 import { printTable } from './inputs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,42 +48,58 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+/** Latency (ms) of each call and the calls per second, `clients` at a time, until `work` is done. */
+async function load(work: readonly string[], clients: number, call: (query: string) => Promise<unknown>): Promise<{ times: number[]; perSecond: number }> {
+  let next = 0;
+  const times: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < work.length) {
+      const query = work[next++]!;
+      const t = performance.now();
+      await call(query);
+      times.push(performance.now() - t);
+    }
+  }));
+  return { times, perSecond: times.length / ((performance.now() - t0) / 1000) };
 }
 
+/**
+ * `library.search` in this process and POST /v1/search against the server in its child, the same
+ * questions, one client and then CLIENTS at a time (a synchronous store answers one search at a
+ * time: with 16 clients a request waits for the ones before it, in process or over HTTP alike).
+ * The ratio is HTTP over direct at the same number of clients.
+ */
 async function searchBench(): Promise<void> {
   const library = await ensureSearchLibrary(BLOCKS);
   const queries = benchQueries().map((q) => q.text);
+  const work = Array.from({ length: ROUNDS }, () => queries).flat();
+  const direct = await Library.open(library.dir);
   const { url, child } = await startServer(library.dir);
+  const rows: (string | number)[][] = [];
   try {
-    const search = async (query: string) => {
-      const t0 = performance.now();
+    const viaHttp = async (query: string) => {
       const response = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 10 }) });
       if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
-      return performance.now() - t0;
     };
-    const run = async (rounds: number): Promise<{ times: number[]; seconds: number }> => {
-      const work = Array.from({ length: rounds }, () => queries).flat();
-      let next = 0;
-      const times: number[] = [];
-      const t0 = performance.now();
-      await Promise.all(Array.from({ length: CLIENTS }, async () => {
-        while (next < work.length) times.push(await search(work[next++]!));
-      }));
-      return { times, seconds: (performance.now() - t0) / 1000 };
-    };
-    await run(1);
-    const { times, seconds } = await run(ROUNDS);
-    const sorted = [...times].sort((a, b) => a - b);
-    console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${CLIENTS} concurrent clients, ${times.length} requests (${queries.length} questions x ${ROUNDS} rounds, k = 10) after a warm-up round; the server is \`groundwork serve\` in its own process; load average ${loadavg()[0]!.toFixed(1)}.`);
-    printTable('POST /v1/search latency (ms) and throughput', ['clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s'], [
-      [CLIENTS, times.length, sorted[Math.floor(sorted.length / 2)]!.toFixed(1), percentile(sorted, 99).toFixed(1), sorted.at(-1)!.toFixed(1), (times.length / seconds).toFixed(0)],
-    ]);
+    const inProcess = (query: string) => direct.search(query, { k: 10 });
+    await load(queries, 1, inProcess);
+    await load(queries, CLIENTS, viaHttp);
+    for (const clients of [1, CLIENTS]) {
+      const ours = await load(work, clients, inProcess);
+      const http = await load(work, clients, viaHttp);
+      const a = latencyStats(ours.times);
+      const b = latencyStats(http.times);
+      rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00']);
+      rows.push(['POST /v1/search (groundwork serve)', clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`]);
+    }
   } finally {
     await stop(child);
+    await direct.close();
   }
+  console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after a warm-up round; the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.`);
+  printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search'], rows);
 }
 
 /** The text families of the corpus (as bench/library.ts ingests), copied to one folder. */
@@ -153,5 +171,6 @@ async function ingestBench(): Promise<void> {
 
 export async function main(): Promise<void> {
   await searchBench();
-  await ingestBench();
+  // GW_BENCH_SERVE_INGEST=0: the search part alone.
+  if (process.env.GW_BENCH_SERVE_INGEST !== '0') await ingestBench();
 }

@@ -6,7 +6,8 @@ import type { Format } from '../document/types.js';
 import { GroundworkError } from '../errors.js';
 import { exclusive, flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { buildChunkOptions, effectiveTokenizer, TOKENIZERS, validateChunkOptions } from './chunk-options.js';
-import { CHUNK_FLAG_SPECS, HELP_FLAG_SPEC, PARSE_FLAG_SPECS, PARSE_FLAGS_HELP, parseFileArg, parseOptionsFrom, printWarnings, singleFile } from './common.js';
+import { storableChunks } from '../library/blocks.js';
+import { CHUNK_FLAG_SPECS, HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, openExistingLibrary, PARSE_FLAG_SPECS, PARSE_FLAGS_HELP, parseFileArg, parseOptionsFrom, printWarnings, singleFile } from './common.js';
 import { CHUNK_LIMIT_FLAG_SPECS, CHUNK_LIMIT_FLAGS_HELP, chunkLimitsFrom } from './limit-flags.js';
 import { EXIT_OK, readInputBytes, reportError, STDIN_NAME, type CliIO } from './io.js';
 
@@ -29,6 +30,7 @@ export function chunkHelp(): string {
     .map((c) => `  ${c.name.padEnd(10)} ${c.description}`)
     .join('\n');
   return `Usage: groundwork chunk FILE|- [chunk options] [--json | --jsonl] [parse options]
+       groundwork chunk --doc DOC [--library DIR] [chunk options] [--json | --jsonl] [parse options]
 
 Parses one document and splits it into chunks with their provenance (heading path, pages, offsets
 into the canonical text, exact token counts).
@@ -41,6 +43,10 @@ Output:
                         headingPath, pageStart, pageEnd, kind, strategy, prefix, table...)
   --raw                 chunk the file's decoded text as it is, without parsing it into a document
                         (offsets then refer to that text): what LangChain or llmware would be given
+  --doc DOC             chunk a document of the library again (id, id prefix or path), from its
+                        cached parse (else its kept original): nothing is stored; the strategy and
+                        tokenizer default to the library's, as for ingest
+${LIBRARY_FLAG_HELP}
 
 ${CHUNK_FLAGS_HELP}
 ${CHUNK_LIMIT_FLAGS_HELP}
@@ -62,12 +68,14 @@ const SPECS = {
   json: { type: 'boolean' },
   jsonl: { type: 'boolean' },
   raw: { type: 'boolean' },
+  doc: { type: 'string' },
+  ...LIBRARY_FLAG_SPEC,
 } as const;
 
 /** The chunk options the generic flags (`--strategy`, `--chunk-size`, `--opt`...) describe. */
-export function chunkOptionsFrom(args: ParsedArgs): ChunkOptions {
+export function chunkOptionsFrom(args: ParsedArgs, defaultStrategy: string = DEFAULT_STRATEGY): ChunkOptions {
   return buildChunkOptions({
-    strategy: stringValue(args, 'strategy') ?? DEFAULT_STRATEGY,
+    strategy: stringValue(args, 'strategy') ?? defaultStrategy,
     chunkSize: integerValue(args, 'chunk-size', 1),
     chunkOverlap: integerValue(args, 'chunk-overlap', 0),
     unit: stringValue(args, 'unit'),
@@ -85,19 +93,41 @@ export async function chunkCommand(argv: readonly string[], io: CliIO): Promise<
       return EXIT_OK;
     }
     exclusive(args, ['json', 'jsonl']);
-    const options: ChunkOptions = { ...chunkOptionsFrom(args), ...chunkLimitsFrom(args) };
+    let options: ChunkOptions = { ...chunkOptionsFrom(args), ...chunkLimitsFrom(args) };
     validateChunkOptions(chunkOptionsFrom(args));
     const parseOptions = parseOptionsFrom(args);
-    const file = singleFile(args);
-    label = file === '-' ? STDIN_NAME : file;
 
     let chunks: Chunk[];
-    if (flag(args, 'raw')) {
+    const ref = stringValue(args, 'doc');
+    if (ref !== undefined) {
+      if (args.positionals.length > 0) throw new UsageError('--doc chunks a stored document: give no FILE with it');
+      if (flag(args, 'raw')) throw new UsageError('--doc and --raw do not go together');
+      label = ref;
+      const library = await openExistingLibrary(args, io);
+      try {
+        const settings = await library.settings();
+        // The library's strategy and tokenizer unless the flags name others (ingest's defaults).
+        const strategy = stringValue(args, 'strategy') ?? settings.strategy;
+        if (strategy !== options.strategy) {
+          options = { ...chunkOptionsFrom(args, strategy), ...chunkLimitsFrom(args) };
+          validateChunkOptions(chunkOptionsFrom(args, strategy));
+        }
+        options.tokenizer ??= settings.tokenizer as ChunkOptions['tokenizer'];
+        const { document } = await library.parsedDocument(ref, parseOptions);
+        chunks = storableChunks(document.canonical, chunk(document, options));
+      } finally {
+        await library.close();
+      }
+    } else if (flag(args, 'raw')) {
       if (parseOptions.jsonKeys || parseOptions.htmlMainContent === false) {
         throw new UsageError('--raw chunks the text as it is: --json-keys and --keep-boilerplate do not apply');
       }
+      const file = singleFile(args);
+      label = file === '-' ? STDIN_NAME : file;
       chunks = chunkText(await decodedText(io, file, parseOptions.format), options);
     } else {
+      const file = singleFile(args);
+      label = file === '-' ? STDIN_NAME : file;
       const doc = await parseFileArg(io, file, parseOptions);
       printWarnings(io, label, doc);
       chunks = chunk(doc, options);

@@ -1,8 +1,12 @@
 import { baselineConfigs, parseStrategySpec, type EvalConfig } from '../eval/configs.js';
 import { loadDataset, sampleQuestions, type EvalDataset } from '../eval/dataset.js';
-import { evaluate, findMisses, type ConfigRun, type EvalProgress, type EvalResult, type Miss } from '../eval/runner.js';
+import { evaluate, findMisses, NO_EMBEDDER_MESSAGE, type ConfigRun, type EvalProgress, type EvalResult, type Miss } from '../eval/runner.js';
+import { openEmbedder } from '../embed/config.js';
+import type { Embedder } from '../embed/types.js';
+import { SEARCH_MODES, type SearchMode } from '../retrieval/options.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError } from './args.js';
 import { count, DATABASE_URL_ENV, formatTable, HELP_FLAG_SPEC, truncateToWidth } from './common.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, embedFlagsFrom } from './embed-options.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { formatDuration, terminalOf } from './progress.js';
 
@@ -11,13 +15,16 @@ export const EVAL_HELP = `Usage: groundwork eval DATASET_DIR... [options]
 Measures what chunking does to retrieval. DATASET_DIR holds corpus/ (one document per file) and
 questions.jsonl (question, doc, evidence spans as UTF-16 offsets), the layout of the shared eval
 sets. Each configuration chunks every document, indexes the chunks in a throw-away library (the
-library's own BM25 full-text index) and runs every question over all documents.
+library's own BM25 full-text index; for vector and hybrid it also embeds them with the configured
+embedder) and searches every question over all documents with the library's search, once per
+retriever (--retriever).
 
-Reported per configuration: hit@k (evidence fully inside a retrieved chunk), partial hit@k (at
-least half of it), hit_all@k (every span of a multi-span question), MRR@10, Chroma's recall,
-precision, precision_Ω and IoU on character ranges, hit@budget and partial hit@budget (chunks taken
-in rank order while they fit --budget cl100k tokens, at least one), chunk count, mean and p90 chunk
-size in characters and tokens, and seconds.
+Reported per configuration and retriever: hit@k (evidence fully inside a retrieved hit: a chunk,
+or overlapping chunks the search merged into one passage), partial hit@k (at least half of it),
+hit_all@k (every span of a multi-span question), MRR@10, Chroma's recall, precision, precision_Ω
+and IoU on character ranges, hit@budget and partial hit@budget (hits taken in rank order while
+they fit --budget cl100k tokens, at least one), chunk count, mean and p90 chunk size in
+characters and tokens, and seconds.
 
 Built-in baselines are always shown: structure (default options), LangChain's defaults (recursive
 1000/200 characters), Chroma's recursive token configurations 800/400, 400/200, 400/0 and 200/0
@@ -27,6 +34,9 @@ Options:
   -s, --strategy SPEC   another configuration, repeatable: name or name:key=value,...
                         e.g. recursive:chunkSize=800,chunkOverlap=400,unit=tokens
                         or structure:chunkSize=256 (keys as in 'groundwork chunk --opt')
+  -r, --retriever R     bm25 (default), vector or hybrid: the library search mode, repeatable or a
+                        list (--retriever bm25,hybrid); one row per configuration and retriever.
+                        vector and hybrid need an embedder (below; the same settings as ingest)
   -k, --k N             chunks retrieved per question (default 5)
   --budget N            prompt budget in cl100k tokens for hit@budget (default 1000)
   --limit N             only N questions, sampled with --seed (default: all)
@@ -35,10 +45,13 @@ Options:
                         in the top k), with their search terms
   --postgres URL        build each throw-away library in a fresh schema of this PostgreSQL database
                         (dropped after; default $GROUNDWORK_DATABASE_URL, else SQLite in a temp folder)
-  --json                a JSON array, one object per configuration and dataset: config, k,
-                        questions, hitAtK, partialHitAtK, mrr, recall, precision, precisionOmega,
-                        iou, budget, hitAtBudget, partialHitAtBudget, chunks, meanChars, p90Chars,
-                        meanTokens, p90Tokens, seconds (plus dataset and hitAllAtK)
+  --json                a JSON array, one object per configuration, retriever and dataset: config,
+                        retriever, k, questions, hitAtK, partialHitAtK, mrr, recall, precision,
+                        precisionOmega, iou, budget, hitAtBudget, partialHitAtBudget, chunks,
+                        meanChars, p90Chars, meanTokens, p90Tokens, seconds (plus dataset, embedder
+                        and hitAllAtK)
+
+${EMBED_FLAGS_HELP}
 
 On a terminal, a progress line is drawn on stderr. Docs: docs/eval.md
 Exit codes: 0 done, 1 a dataset cannot be read, 2 usage error.
@@ -46,7 +59,9 @@ Exit codes: 0 done, 1 a dataset cannot be read, 2 usage error.
 
 const SPECS = {
   ...HELP_FLAG_SPEC,
+  ...EMBED_FLAG_SPECS,
   strategy: { type: 'string', short: 's', multiple: true },
+  retriever: { type: 'string', short: 'r', multiple: true },
   k: { type: 'string', short: 'k' },
   budget: { type: 'string' },
   limit: { type: 'string' },
@@ -75,17 +90,29 @@ export async function evalCommand(argv: readonly string[], io: CliIO): Promise<n
     const postgres = stringValue(args, 'postgres') ?? (process.env[DATABASE_URL_ENV]?.trim() || undefined);
     if (postgres !== undefined && postgres.trim() === '') throw new UsageError('--postgres needs a URL (postgres://user:password@host:port/database)');
     const scratchStore = postgres === undefined ? undefined : async () => (await import('../store/postgres/postgres-scratch.js')).openScratchPostgres(postgres);
+    const retrievers = retrieversFrom(stringValues(args, 'retriever'));
+    const embedFlags = embedFlagsFrom(args);
 
     const progress = progressFor(io);
     const reports: { dataset: EvalDataset; runs: ConfigRun[]; misses: Miss[] }[] = [];
+    let embedder: Embedder | undefined;
     try {
+      const vectors = retrievers.filter((r) => r !== 'bm25');
+      if (vectors.length > 0) {
+        // The settings ingest and embed take (flags > GROUNDWORK_EMBEDDINGS_*); a throw-away library has none stored.
+        embedder = (await openEmbedder({ flags: embedFlags }))?.embedder;
+        if (!embedder) throw new UsageError(`--retriever ${vectors.join(',')} ${NO_EMBEDDER_MESSAGE}`);
+      }
       for (const dataset of datasets) {
         const questions = sampleQuestions(dataset.questions, limit, seed);
-        const runs = await evaluate(dataset, questions, configs, { k, budget, onProgress: (p) => progress?.(dataset.name, p), ...(scratchStore && { scratchStore }) });
+        const runs = await evaluate(dataset, questions, configs, {
+          k, budget, retrievers, onProgress: (p) => progress?.(dataset.name, p), ...(scratchStore && { scratchStore }), ...(embedder && { embedder }),
+        });
         reports.push({ dataset, runs, misses: flag(args, 'misses') ? findMisses(questions, runs) : [] });
       }
     } finally {
       if (progress) io.err(CLEAR_LINE);
+      await embedder?.close();
     }
 
     if (flag(args, 'json')) {
@@ -94,8 +121,9 @@ export async function evalCommand(argv: readonly string[], io: CliIO): Promise<n
       if (flag(args, 'misses')) io.err(reports.map(({ dataset, misses }) => formatMisses(dataset.name, misses)).join('\n'));
       return EXIT_OK;
     }
+    const model = reports.flatMap((r) => r.runs).find((r) => r.result.embedder)?.result.embedder;
     for (const { dataset, runs, misses } of reports) {
-      io.out(`${dataset.name}: ${count(runs[0]?.result.questions ?? 0, 'question')}, ${count(dataset.documents.length, 'document')}, k=${k}, budget ${budget} tokens\n\n`);
+      io.out(`${dataset.name}: ${count(runs[0]?.result.questions ?? 0, 'question')}, ${count(dataset.documents.length, 'document')}, k=${k}, budget ${budget} tokens${model ? `, vectors ${model}` : ''}\n\n`);
       io.out(formatResults(runs, dataset.questions.some((q) => q.spans.length > 1)));
       if (flag(args, 'misses')) io.out(`\n${formatMisses(dataset.name, misses)}`);
       io.out('\n');
@@ -104,6 +132,16 @@ export async function evalCommand(argv: readonly string[], io: CliIO): Promise<n
   } catch (error) {
     return reportError(io, error, 'eval');
   }
+}
+
+/** `--retriever` values (repeated or comma-separated) in the order given, each once; default bm25. */
+export function retrieversFrom(values: readonly string[]): SearchMode[] {
+  const out: SearchMode[] = [];
+  for (const name of values.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    if (!(SEARCH_MODES as readonly string[]).includes(name)) throw new UsageError(`--retriever: unknown retriever '${name}' (retrievers: ${SEARCH_MODES.join(', ')})`);
+    if (!out.includes(name as SearchMode)) out.push(name as SearchMode);
+  }
+  return out.length > 0 ? out : ['bm25'];
 }
 
 /** Baselines first, then the user's configurations (a repeat of a baseline is not run twice). */
@@ -140,13 +178,14 @@ function progressFor(io: CliIO): ((dataset: string, p: EvalProgress) => void) | 
 const f3 = (x: number) => x.toFixed(3);
 const f4 = (x: number) => x.toFixed(4);
 
-/** One row per configuration: the scores, then the chunk sizes. */
+/** One row per configuration and retriever: the scores, then the chunk sizes. */
 export function formatResults(runs: readonly ConfigRun[], multiSpan: boolean): string {
   const first = runs[0]?.result;
   const k = first?.k ?? 5;
   const budget = first?.budget ?? 1000;
   const header = [
     'configuration',
+    'retriever',
     `hit@${k}`,
     `partial@${k}`,
     ...(multiSpan ? [`hit_all@${k}`] : []),
@@ -163,8 +202,9 @@ export function formatResults(runs: readonly ConfigRun[], multiSpan: boolean): s
     'mean chars',
     's',
   ];
-  const rows = runs.map(({ label, result: r }) => [
+  const rows = runs.map(({ label, retriever, result: r }) => [
     label,
+    retriever,
     f3(r.hitAtK),
     f3(r.partialHitAtK),
     ...(multiSpan ? [f3(r.hitAllAtK)] : []),
@@ -181,7 +221,7 @@ export function formatResults(runs: readonly ConfigRun[], multiSpan: boolean): s
     r.meanChars.toFixed(0),
     r.seconds.toFixed(1),
   ]);
-  return formatTable(header, rows, header.map((_, i) => i).slice(1));
+  return formatTable(header, rows, header.map((_, i) => i).slice(2));
 }
 
 export function formatMisses(dataset: string, misses: readonly Miss[]): string {
@@ -202,6 +242,7 @@ function clip(text: string, max: number): string {
 /** The JSON contract keys, in order (docs and tests refer to this list). */
 export const RESULT_KEYS: readonly (keyof EvalResult)[] = [
   'config',
+  'retriever',
   'k',
   'questions',
   'hitAtK',

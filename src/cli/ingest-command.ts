@@ -54,8 +54,12 @@ ${FILE_LIMIT_FLAGS_HELP}
   --json                print the report as JSON instead of a table
   --queue               record the files as jobs in the library's queue and return (needs
                         --postgres); 'groundwork worker' processes ingest them, on any machine
-                        that reads the same paths; 'groundwork jobs' shows progress
+                        that reads the same paths (or any machine, with --upload);
+                        'groundwork jobs' shows progress
   --retry-limit N       with --queue: attempts after the first when a worker is lost (default 3)
+  --upload              with --queue: store each file's bytes with its job, so workers on machines
+                        that do not see PATH ingest it from the database (deleted once stored)
+  --max-upload-size SIZE  with --upload: reject larger files with LIMIT_EXCEEDED (default 64MB)
   --no-embed            store blocks only, even when an embedder is configured (groundwork embed
                         adds the vectors later)
 ${CONTENT_FLAGS_HELP}
@@ -91,6 +95,8 @@ const SPECS = {
   json: { type: 'boolean' },
   queue: { type: 'boolean' },
   'retry-limit': { type: 'string' },
+  upload: { type: 'boolean' },
+  'max-upload-size': { type: 'string' },
   'no-embed': { type: 'boolean' },
   ...CONTENT_FLAG_SPECS,
   ...FILE_LIMIT_FLAG_SPECS,
@@ -120,7 +126,9 @@ export async function ingestCommand(argv: readonly string[], io: CliIO): Promise
     const finalOptions = stringValue(args, 'strategy') === undefined && stored !== DEFAULT_STRATEGY ? ingestOptionsFrom(args, stored) : options;
 
     if (flag(args, 'queue')) return await queueFiles(args, finalOptions, io);
-    if (args.values['retry-limit'] !== undefined) throw new UsageError('--retry-limit needs --queue');
+    for (const name of ['retry-limit', 'upload', 'max-upload-size']) {
+      if (args.values[name] !== undefined) throw new UsageError(`--${name} needs --queue`);
+    }
     if (!flag(args, 'no-embed') && !finalOptions.dryRun) await library.useEmbedder({ flags: embedFlagsFrom(args) });
 
     const terminal = terminalOf(io);
@@ -158,8 +166,16 @@ async function queueFiles(args: ParsedArgs, options: IngestOptions, io: CliIO): 
   const queue = queueFrom(args, 'ingest --queue');
   if (options.dryRun) throw new UsageError('--dry-run and --queue cannot be used together');
   const retryLimit = integerValue(args, 'retry-limit', 0);
+  const upload = flag(args, 'upload');
+  const maxUpload = stringValue(args, 'max-upload-size');
+  if (maxUpload !== undefined && !upload) throw new UsageError('--max-upload-size needs --upload');
   const { onProgress: _unused, ...carried } = options;
-  const report = await enqueueFiles(args.positionals, queue, { ...carried, ...(retryLimit !== undefined && { retryLimit }) });
+  const report = await enqueueFiles(args.positionals, queue, {
+    ...carried,
+    ...(retryLimit !== undefined && { retryLimit }),
+    ...(upload && { upload: true }),
+    ...(maxUpload !== undefined && { maxUploadSize: parseSize(maxUpload, '--max-upload-size') }),
+  });
   if (flag(args, 'json')) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -167,6 +183,7 @@ async function queueFiles(args: ParsedArgs, options: IngestOptions, io: CliIO): 
       ['files queued', String(report.queued)],
       ['already queued or done', String(report.alreadyQueued)],
       ['bytes queued', formatBytes(report.bytesQueued)],
+      ...(upload ? [['bytes uploaded', formatBytes(report.bytesUploaded)] as [string, string]] : []),
       ['files rejected', String(report.rejected.length)],
       ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
     ];
@@ -175,7 +192,7 @@ async function queueFiles(args: ParsedArgs, options: IngestOptions, io: CliIO): 
       text += `\n${count(report.rejected.length, 'file')} rejected:\n`;
       for (const r of report.rejected) text += formatRejected(r);
     }
-    text += `\nRun 'groundwork worker --postgres URL' on each ingest machine; 'groundwork jobs --postgres URL' shows progress.\n`;
+    text += `\nRun 'groundwork worker --postgres URL' on each ingest machine${upload ? '' : ' (one that reads these paths)'}; 'groundwork jobs --postgres URL' shows progress.\n`;
     io.out(text);
   }
   return report.queued + report.alreadyQueued === 0 && report.rejected.length > 0 ? EXIT_FAILED : EXIT_OK;

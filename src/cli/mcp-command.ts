@@ -8,6 +8,8 @@ import { flag, parseCommandArgs, stringValue, UsageError } from './args.js';
 import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, libraryStoreFrom } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
 import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, RERANK_FLAG_SPECS, RERANK_FLAGS_HELP } from './embed-options.js';
+import { searchSetupFrom } from './search-setup.js';
 import { indexRebuildReporter } from './progress.js';
 
 export const MCP_HELP = `Usage: groundwork mcp [options]
@@ -26,6 +28,14 @@ ${LIBRARY_FLAG_HELP}
 ${MCP_FLAGS_HELP}
   -h, --help            show this help
 
+The search tool is 'groundwork search': bm25, vector or hybrid (the default when the library has
+vectors of its model and an embedder), rerank on request, with the embedder and reranker configured
+as for 'groundwork search':
+
+${RERANK_FLAGS_HELP}
+
+${EMBED_FLAGS_HELP}
+
 Over HTTP, 'groundwork serve' answers MCP at /mcp with the same tools and its API keys.
 Exit codes: 0 when the client disconnects, 1 no library, 2 usage error.
 `;
@@ -35,6 +45,8 @@ const SPECS = {
   ...LIBRARY_FLAG_SPEC,
   postgres: { type: 'string' },
   ...MCP_FLAG_SPECS,
+  ...RERANK_FLAG_SPECS,
+  ...EMBED_FLAG_SPECS,
 } as const;
 
 export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<number> {
@@ -47,6 +59,7 @@ export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<nu
     }
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     const options = mcpOptionsFrom(args);
+    const setup = searchSetupFrom(args);
     const roots = options.allowIngest ?? [];
 
     const store = libraryStoreFrom(args);
@@ -58,7 +71,8 @@ export async function mcpCommand(argv: readonly string[], io: CliIO): Promise<nu
       ...(store !== undefined && { store: roots.length > 0 ? store : { ...store, create: false } }),
       onIndexRebuild: indexRebuildReporter(io),
     });
-    const server = createMcpServer(library, options);
+    const { reranker } = await setup.apply(library, io, 'mcp');
+    const server = createMcpServer(library, options, { ...(reranker && { reranker }) });
     const stop = new AbortController();
     const onSignal = () => stop.abort();
     process.once('SIGTERM', onSignal);

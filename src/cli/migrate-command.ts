@@ -8,10 +8,12 @@ export const MIGRATE_HELP = `Usage: groundwork migrate --from DIR --to postgres:
 
 Copies a SQLite library (DIR/library.sqlite and its files/) into PostgreSQL: settings, every
 document with its paths, blocks, parse cache and kept original (into the database), one
-transaction per document, several at once. The search index is rebuilt in the database from the
-blocks with the same analysis, so searches rank as before. At the end every copied document is
-checked in the database (its blocks and paths); a difference is an error. Running it again copies
-again and replaces what is there; the SQLite library is only read.
+transaction per document, one at a time by default; then every vector model's vectors (pgvector)
+with their block links and the model's quantization. The search index is rebuilt in the database
+from the blocks with the same analysis, so searches rank as before. At the end every copied
+document is checked in the database (its blocks and paths), and every model's vectors (linked
+blocks, quantization); a difference is an error. Running it again copies again and replaces what
+is there; the SQLite library is only read.
 
 Options:
   --from DIR            the SQLite library folder (default: $GROUNDWORK_HOME, else ./.groundwork)
@@ -56,10 +58,11 @@ export async function migrateCommand(argv: readonly string[], io: CliIO): Promis
       ...(concurrency !== undefined && { concurrency }),
       onProgress: (p) => {
         const at = performance.now();
-        const last = p.documents >= p.documentsTotal;
+        const last = p.documents >= p.documentsTotal && p.vectorBlocks >= p.vectorBlocksTotal;
         if (!last && at - lastDraw < 250) return;
         lastDraw = at;
-        const line = `migrate: ${p.documents}/${p.documentsTotal} documents, ${p.blocks}/${p.blocksTotal} blocks, ${formatDuration((at - started) / 1000)}`;
+        const vectors = p.vectorBlocksTotal > 0 ? `, ${p.vectorBlocks}/${p.vectorBlocksTotal} vector links` : '';
+        const line = `migrate: ${p.documents}/${p.documentsTotal} documents, ${p.blocks}/${p.blocksTotal} blocks${vectors}, ${formatDuration((at - started) / 1000)}`;
         // On a terminal the line is redrawn; elsewhere only the last one is written.
         if (tty) io.err(`\r\x1b[2K${line}${last ? '\n' : ''}`);
         else if (last) io.err(`${line}\n`);
@@ -79,6 +82,7 @@ function formatMigrateReport(report: MigrateReport, from: string): string {
     ['blocks', String(report.blocks), String(report.target.blocks)],
     ['paths', String(report.paths), String(report.target.paths)],
     ['parse-cache entries', String(report.parseCacheEntries), String(report.target.parseCacheEntries)],
+    ...report.vectors.map((v): [string, string, string] => [`vectors ${v.model} (${v.quantization})`, `${v.vectors} for ${v.blocks} blocks`, '']),
     ['originals', String(report.originals), ''],
     ['settings', String(report.settings), ''],
   ];

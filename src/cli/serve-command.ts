@@ -6,6 +6,8 @@ import { inspectorPlugin } from '../inspector/plugin.js';
 import { flag, integerValue, parseCommandArgs, stringValue, stringValues, UsageError, type ParsedArgs } from './args.js';
 import { HELP_FLAG_SPEC, LIBRARY_FLAG_HELP, LIBRARY_FLAG_SPEC, libraryDirFrom, libraryStoreFrom, openLibrary } from './common.js';
 import { EXIT_OK, reportError, type CliIO } from './io.js';
+import { EMBED_FLAG_SPECS, EMBED_FLAGS_HELP, RERANK_FLAG_SPECS, RERANK_FLAGS_HELP } from './embed-options.js';
+import { searchSetupFrom } from './search-setup.js';
 import { mcpServePlugin } from '../mcp/serve-plugin.js';
 import { MCP_FLAG_SPECS, MCP_FLAGS_HELP, mcpOptionsFrom } from './mcp-options.js';
 
@@ -46,6 +48,14 @@ MCP for agents at /mcp (Streamable HTTP, the tools of 'groundwork mcp', docs/mcp
 keys get the read tools, read-write keys also ingest when it is allowed.
 ${MCP_FLAGS_HELP.split('\n').filter((l) => !l.includes('--max-upload-bytes')).join('\n')}
 
+Search (POST /v1/search, /retrieval, the MCP search tool) is 'groundwork search': bm25, vector or
+hybrid (the default when the library has vectors of its model and an embedder), rerank on request.
+The embedder and reranker are configured as for 'groundwork search':
+
+${RERANK_FLAGS_HELP}
+
+${EMBED_FLAGS_HELP}
+
 Exit codes: 0 after a clean stop, 1 when it cannot start (port taken, library unreadable), 2 usage
 error (also: a host beyond loopback without keys).
 `;
@@ -69,6 +79,8 @@ const SPECS = {
   scope: { type: 'string' },
   describe: MCP_FLAG_SPECS.describe,
   'allow-ingest': MCP_FLAG_SPECS['allow-ingest'],
+  ...RERANK_FLAG_SPECS,
+  ...EMBED_FLAG_SPECS,
 } as const;
 
 /** The flags as serve settings (validated by the settings schema, like the library API's callers). */
@@ -127,9 +139,11 @@ export async function serveCommand(argv: readonly string[], io: CliIO, stop: Abo
     const settings = serveSettingsFrom(args);
     const keysFile = stringValue(args, 'keys');
     const keys = loadKeys({ ...(keysFile !== undefined && { file: keysFile }), ...(process.env.GROUNDWORK_API_KEYS !== undefined && { env: process.env.GROUNDWORK_API_KEYS }) });
+    const setup = searchSetupFrom(args);
     library = await openLibrary(libraryDirFrom(args), io, libraryStoreFrom(args));
-    const mcp = mcpServePlugin({ ...mcpOptionsFrom(args), ...(settings.maxUploadBytes !== undefined && { maxUploadBytes: settings.maxUploadBytes }) });
-    handle = await serve(library, { ...settings, keys, plugins: [mcp, inspectorPlugin()], ...(flag(args, 'log') && { logger: { level: 'info' } }) });
+    const { reranker } = await setup.apply(library, io, 'serve');
+    const mcp = mcpServePlugin({ ...mcpOptionsFrom(args), ...(settings.maxUploadBytes !== undefined && { maxUploadBytes: settings.maxUploadBytes }) }, { ...(reranker && { reranker }) });
+    handle = await serve(library, { ...settings, keys, plugins: [mcp, inspectorPlugin()], ...(reranker && { reranker }), ...(flag(args, 'log') && { logger: { level: 'info' } }) });
     io.err(`groundwork: serving ${library.dir} at ${handle.url} (${keys.length > 0 ? `${keys.length} API key${keys.length === 1 ? '' : 's'}` : 'no keys: loopback only'}); API: ${handle.url}/openapi.json; stop with Ctrl-C\n`);
     await new Promise<void>((resolve) => {
       if (stop.aborted) resolve();

@@ -11,6 +11,8 @@ const STATIC: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/inspector/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/inspector/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/inspector/virtual-list.js': { file: 'virtual-list.js', type: 'text/javascript; charset=utf-8' },
+  '/inspector/segments.js': { file: 'segments.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** Nothing remote: scripts, styles, images and fetches only from this server. */
@@ -63,6 +65,19 @@ export function inspectorPlugin(): ServePlugin {
           const total = doc.blocks;
           const blocks = total === 0 ? [] : await ctx.library.blockRange(doc.id, query.offset, query.offset + query.limit - 1);
           return { blocks: blocks.map((b) => ({ ...b, embedded: contextualize(b).text })), total };
+        },
+      });
+      route(app, {
+        method: 'GET', url: '/v1/documents/:id/text', operationId: 'getDocumentText', summary: 'A document\'s canonical text (every offset of its blocks refers to it), from its cached parse', tags: ['documents'], scope: 'read',
+        params: IdParams,
+        responses: {
+          200: { description: 'the canonical text', contentType: 'text/plain', schema: z.string() },
+          404: { description: 'no such document, or neither its cached parse nor its original (NOT_FOUND)' },
+        },
+        handler: async ({ params }, _request, reply) => {
+          if (!/^[0-9a-f]{4,64}$/.test(params.id)) throw new HttpError('NOT_FOUND', `no document ${params.id}`);
+          const { document } = await ctx.library.parsedDocument(params.id);
+          return reply.type('text/plain; charset=utf-8').send(document.canonical);
         },
       });
     },

@@ -9,6 +9,7 @@ import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
 import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
+import { parse } from '../parse.js';
 import { getParser } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
@@ -16,8 +17,8 @@ import { embedQuery, ensureDimensions } from '../embed/documents.js';
 import type { Embedder, EmbedderContext } from '../embed/types.js';
 import { librarySources } from '../retrieval/library-source.js';
 import type { RetrievalOptionsInput } from '../retrieval/options.js';
-import { retrieve, type RetrievalResult } from '../retrieval/pipeline.js';
-import type { PassageReranker, Retriever } from '../retrieval/types.js';
+import { retrieve, type RetrievalResult, type RetrievalSources } from '../retrieval/pipeline.js';
+import type { Candidate, PassageReranker, Retriever } from '../retrieval/types.js';
 import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
@@ -179,9 +180,23 @@ export interface LibraryOpenOptions {
   postgres?: string;
   /** Hears the blocks done of the total while an upgrade re-indexes every block. */
   onIndexRebuild?: (done: number, total: number) => void;
+  /**
+   * Keep each ingest's parsing processes for the next ingest with the same worker count, limits,
+   * strategy and tokenizer, instead of starting new ones per `addFiles` (a long-running queue
+   * worker ingests many small batches). They stay until `close()`; idle ones never keep the
+   * process alive. Default false.
+   */
+  keepIngestPools?: boolean;
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
+
+/** A file for `Library.addCopies`: its bytes are at `from`, it is stored as the file at `path`. */
+export interface FileCopy {
+  path: string;
+  from: string;
+  mtimeMs?: number;
+}
 
 /** How a document's `original` names an original the store holds (see StoredDocument.original). */
 const STORE_ORIGINAL = 'store:';
@@ -204,6 +219,7 @@ export class Library {
   private constructor(
     readonly dir: string,
     private readonly store: LibraryStore,
+    private readonly keepPools = false,
   ) {
     this.writes = store.capabilities.concurrentWriters ? undefined : new Serial();
   }
@@ -226,7 +242,7 @@ export class Library {
       });
     }
     const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
-    return new Library(abs, store);
+    return new Library(abs, store, options.keepIngestPools ?? false);
   }
 
   /** Where the documents and blocks live, for messages (a file, or a server without credentials). */
@@ -245,20 +261,45 @@ export class Library {
    */
   private write<T>(task: () => Promise<T>, stop?: AbortSignal): Promise<T> {
     const guarded = stop ? () => (stop.aborted || this.closing ? Promise.reject(new IngestStopped()) : task()) : task;
-    return this.writes ? this.writes.run(guarded) : guarded();
+    // A write may add or drop vectors: searches count them again.
+    const run = () => guarded().finally(() => this.vectorModelsSeen.clear());
+    return this.writes ? this.writes.run(run) : run();
   }
+
+  /**
+   * Models whose vectors a search has counted since this library last wrote: `vectorStats` counts
+   * every linked block (tens of ms at 100k blocks), too much to repeat per search. Only "has vectors"
+   * is kept; another process dropping them all is seen after this library's next write.
+   */
+  private readonly vectorModelsSeen = new Set<string>();
 
   /** Set by close(): ingests still running stop before their next file or write. */
   private closing = false;
   /** The worker pools of the ingests running now (close() stops them). */
   private readonly pools = new Set<ProcessPool<IngestTask, IngestResult>>();
 
-  /** The worker processes of one ingest, each file under the per-file limits. */
+  /** With `keepIngestPools`: the pools kept between ingests, by their configuration. */
+  private readonly keptPools = new Map<string, ProcessPool<IngestTask, IngestResult>>();
+
+  /** The worker processes of one ingest (a kept one when `keepIngestPools`), each file under the per-file limits. */
   private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, IngestResult> {
+    const key = JSON.stringify([size, limits, config]);
+    const kept = this.keepPools ? this.keptPools.get(key) : undefined;
+    if (kept) return kept;
     const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
     const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
     this.pools.add(pool);
+    if (this.keepPools) this.keptPools.set(key, pool);
     return pool;
+  }
+
+  /** An ingest is done with its pool: closed, unless it is kept for the next one (and was not closed by an abort). */
+  private async releasePool(pool: ProcessPool<IngestTask, IngestResult>, aborted: boolean): Promise<void> {
+    const key = [...this.keptPools].find(([, p]) => p === pool)?.[0];
+    if (key !== undefined && !aborted && !this.closing) return;
+    if (key !== undefined) this.keptPools.delete(key);
+    this.pools.delete(pool);
+    await pool.close();
   }
 
   /** One file in a worker: its result, a rejection for a worker killed on a limit or crashed, or a stop. */
@@ -401,8 +442,48 @@ export class Library {
   }
 
   async addFiles(paths: string | string[], options: IngestOptions = {}): Promise<IngestReport> {
-    const started = performance.now();
     const roots = Array.isArray(paths) ? paths : [paths];
+    const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
+    return this.ingest(() => walkFiles(roots, walkOptions), options);
+  }
+
+  /**
+   * Ingests files whose bytes are somewhere else than where they belong: each is read from `from`
+   * (a temporary copy, e.g. bytes a queue worker took from the database) and stored, named in
+   * reports and parsed as the file at `path`, with `mtimeMs` (default: the copy's). No folder is
+   * walked and `include`/`exclude` do not apply; otherwise as `addFiles`.
+   */
+  async addCopies(files: readonly FileCopy[], options: IngestOptions = {}): Promise<IngestReport> {
+    const list = [...files];
+    return this.ingest(async function* () {
+      for (const file of list) {
+        const path = resolve(file.path);
+        try {
+          const info = await stat(file.from);
+          if (!info.isFile()) throw new Error('not a file');
+          const from = resolve(file.from);
+          yield { path, ...(from !== path && { from }), size: info.size, mtimeMs: file.mtimeMs ?? info.mtimeMs };
+        } catch (error) {
+          yield { path, error: error as Error };
+        }
+      }
+    }, options);
+  }
+
+  /** Every ingest running now: close() lets them stop (closing is set, their workers killed) before it closes the store. */
+  private readonly ingests = new Set<Promise<unknown>>();
+
+  private ingest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    if (this.closing) return Promise.reject(new GroundworkError('IO', 'the library is closed'));
+    const running = this.runIngest(walk, options);
+    const settled = running.then(() => undefined, () => undefined);
+    this.ingests.add(settled);
+    void settled.finally(() => this.ingests.delete(settled));
+    return running;
+  }
+
+  private async runIngest(walk: () => AsyncIterable<WalkedFile | { path: string; error: Error }>, options: IngestOptions): Promise<IngestReport> {
+    const started = performance.now();
     const settings = await this.settings();
     const strategy = options.strategy ?? settings.strategy;
     const tokenizer = options.tokenizer ?? settings.tokenizer;
@@ -416,7 +497,7 @@ export class Library {
     const hash = configHash({ strategy, options: resolved, tokenizer });
     const chunkOptions: ChunkOptions = { ...(options.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] };
     const parseOptions = options.parseOptions ?? {};
-    const parseOptionsHash = createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+    const parseOptionsHash = parseOptionsDigest(parseOptions);
     const maxFileSize = options.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
     const report: IngestReport = {
       docsAdded: 0, docsSkipped: 0, docsUpdated: 0, blocksAdded: 0, pagesAdded: 0, tablesAdded: 0, imagesAdded: 0,
@@ -425,12 +506,11 @@ export class Library {
     const embedding = this.embedding && options.embed !== false && !report.dryRun
       ? new IngestEmbedder(this.store, (t) => this.write(t), this.embedding.embedder, this.embedding.space, options.embedBatch)
       : undefined;
-    const walkOptions = { skipDirs: [this.dir], ...(options.include && { include: options.include }), ...(options.exclude && { exclude: options.exclude }) };
 
     // Totals for the progress bar come from a stat-only pre-walk (cheap next to parsing).
     const progress: IngestProgress = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0, path: '' };
     if (options.onProgress) {
-      for await (const f of walkFiles(roots, walkOptions)) {
+      for await (const f of walk()) {
         progress.filesTotal++;
         if ('size' in f) progress.bytesTotal += f.size;
       }
@@ -457,7 +537,7 @@ export class Library {
     let nextId = 0;
     const seen = new Set<string>();
     try {
-      for await (const entry of walkFiles(roots, walkOptions)) {
+      for await (const entry of walk()) {
         if (stop.signal.aborted || this.closing) break;
         if ('error' in entry) {
           report.rejected.push({ path: entry.path, code: 'IO', reason: `${entry.path}: ${entry.error.message}` });
@@ -487,10 +567,7 @@ export class Library {
       }
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      if (pool) {
-        this.pools.delete(pool);
-        await pool.close();
-      }
+      if (pool) await this.releasePool(pool, stop.signal.aborted);
     }
     report.aborted = stop.signal.aborted || this.closing;
     report.durationMs = Math.round(performance.now() - started);
@@ -521,7 +598,7 @@ export class Library {
       report.docsSkipped++;
       return;
     }
-    const docId = (await hashFile(file.path)).hash;
+    const docId = (await hashFile(file.from ?? file.path)).hash;
     // The same bytes under another name may be in flight right now: let that one finish first.
     const twin = this.inFlightContent.get(docId);
     if (twin) await twin;
@@ -570,11 +647,12 @@ export class Library {
       // Removed by another process since it was looked up: stored again below.
       stored = undefined;
     }
-    const cacheKey = createHash('sha256').update(`${docId}:${ctx.parseOptionsHash}`).digest('hex');
+    const cacheKey = parseCacheKey(docId, ctx.parseOptionsHash);
     const cached = await this.cachedDocument(cacheKey);
     const result = await ctx.run({
       id: ctx.id,
-      path: file.path,
+      path: file.from ?? file.path,
+      ...(file.from !== undefined && { recordAs: { path: file.path, mtimeMs: file.mtimeMs } }),
       ...(cached && { cached }),
       parseOptions: ctx.parseOptions,
       chunkOptions: ctx.chunkOptions,
@@ -599,7 +677,7 @@ export class Library {
         // A stopped ingest copies nothing more (the write below would not begin anyway).
         if (ctx.stop.aborted || this.closing) throw new IngestStopped();
         // A store that holds originals itself (a server database) keeps them instead of files/.
-        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.path) : await keepOriginal(this.dir, file.path, docId);
+        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.from ?? file.path) : await keepOriginal(this.dir, file.from ?? file.path, docId);
         const written: WriteResult = await this.write(() => this.store.writeDocument({
           // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
           document: isRoot ? doc : { ...doc, children: [] },
@@ -648,11 +726,44 @@ export class Library {
     await rm(join(this.dir, originalPath(docId)), { force: true });
   }
 
+  /**
+   * The parsed Document of a stored document (id, id prefix or path), to chunk it again without
+   * storing anything (the inspector's compare view, `POST /v1/documents/{id}/chunk`): from the
+   * parse cache under the key its ingest used with `parseOptions` (default none, as ingest's), else
+   * parsed again from the kept original. NOT_FOUND when the document is unknown, or has neither (an
+   * attachment, or a document ingested without copying whose cache entry is gone).
+   */
+  async parsedDocument(idOrPath: string, parseOptions: ParseOptions = {}): Promise<{ document: Document; from: 'cache' | 'original' }> {
+    const stored = await this.document(idOrPath);
+    if (!stored) throw new GroundworkError('NOT_FOUND', 'no document with this id, id prefix or path', { file: idOrPath });
+    const cached = await this.cachedDocument(parseCacheKey(stored.id, parseOptionsDigest(parseOptions)));
+    if (cached) return { document: cached, from: 'cache' };
+    if (!stored.original) {
+      throw new GroundworkError('NOT_FOUND', 'the parse of this document is not cached with these parse options and no original was kept to parse it again', { file: idOrPath });
+    }
+    const parts: Buffer[] = [];
+    for await (const part of await this.openOriginal(stored.id)) parts.push(part as Buffer);
+    const document = await parse(new Uint8Array(Buffer.concat(parts)), { ...parseOptions, name: stored.paths[0] ?? stored.id });
+    return { document, from: 'original' };
+  }
+
   /** A cached parse is valid only while the parser that made it is at the same version. */
   private async cachedDocument(key: string): Promise<Document | undefined> {
     const doc = await this.store.cachedParse(key);
     if (!doc) return undefined;
     return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
+  }
+
+  private sources: RetrievalSources | undefined;
+  private embedderOpening: Promise<Embedder | undefined> | undefined;
+
+  /**
+   * The library's BM25 retriever and block fetcher, made once: its outline cache (each entry checked
+   * against its document's chunking on use) then lives as long as the library, so a server's
+   * section-aware searches do not rebuild a document's outline from all its blocks per request.
+   */
+  get retrievalSources(): RetrievalSources {
+    return (this.sources ??= librarySources(this));
   }
 
   /**
@@ -664,7 +775,7 @@ export class Library {
    * INVALID_OPTIONS saying what to configure.
    */
   async search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
-    const sources = librarySources(this);
+    const sources = this.retrievalSources;
     const retrievers: Retriever[] = [...sources.retrievers];
     if (options.mode !== 'bm25') {
       const vector = await this.vectorRetriever(options.mode !== undefined, context.signal);
@@ -691,7 +802,8 @@ export class Library {
         return undefined;
       }
       try {
-        await this.useEmbedder({ persist: false });
+        // One opening for the searches that arrive together (a server's first ones), not one each.
+        await (this.embedderOpening ??= this.useEmbedder({ persist: false }).finally(() => (this.embedderOpening = undefined)));
       } catch (error) {
         if (required) throw error;
         return undefined;
@@ -702,10 +814,13 @@ export class Library {
       }
     }
     const { embedder, space } = this.embedding!;
-    const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
-    if (!stats || stats.blocks === 0) {
-      if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
-      return undefined;
+    if (!this.vectorModelsSeen.has(space.model)) {
+      const stats = (await this.store.vectorStats()).find((s) => s.model === space.model);
+      if (!stats || stats.blocks === 0) {
+        if (required) throw new GroundworkError('INVALID_OPTIONS', `this library has no ${space.model} vectors yet: run groundwork embed`);
+        return undefined;
+      }
+      this.vectorModelsSeen.add(space.model);
     }
     // The pipeline may search the same keywords several times (discover, inside, outside a section).
     const vectors = new Map<string, Promise<Float32Array>>();
@@ -719,6 +834,11 @@ export class Library {
         return store.vectorCandidates(space, await vector, k, filter as VectorFilter);
       },
     };
+  }
+
+  /** The BM25 ranking of `searchText` without the snippets: what the retrieval pipeline asks for (it highlights its passages itself). */
+  async searchCandidates(query: string, options: SearchOptions = {}): Promise<Candidate[]> {
+    return this.store.searchText(query, options.k ?? 10, options.filter);
   }
 
   /** BM25 over the blocks, best first, each hit with a highlighted snippet of its block (no pipeline: see `search`). */
@@ -835,7 +955,10 @@ export class Library {
    */
   async close(): Promise<void> {
     this.closing = true;
+    this.keptPools.clear();
     await Promise.all([...this.pools].map((pool) => pool.close()));
+    // Their next step sees `closing` and stops: none reads or writes a closed store.
+    await Promise.all([...this.ingests]);
     await this.writes?.run(async () => undefined);
     await this.releaseEmbedder();
     await this.store.close();
@@ -852,4 +975,14 @@ class IngestStopped extends Error {
 /** A rejection reason that starts with the file it is about (a chunker's error does not know its file). */
 function namingFile(path: string, reason: string): string {
   return reason.startsWith(path) ? reason : `${path}: ${reason}`;
+}
+
+/** What ingest's parse-cache key says about the parse options (so another caller finds the same entry). */
+function parseOptionsDigest(parseOptions: ParseOptions): string {
+  return createHash('sha256').update(JSON.stringify(parseOptions)).digest('hex').slice(0, 16);
+}
+
+/** The parse cache's key of a document's bytes parsed with the options of `parseOptionsDigest`. */
+function parseCacheKey(docId: string, parseOptionsHash: string): string {
+  return createHash('sha256').update(`${docId}:${parseOptionsHash}`).digest('hex');
 }

@@ -4,6 +4,8 @@ import picomatch from 'picomatch';
 
 export interface WalkedFile {
   path: string;
+  /** Where the bytes are when not at `path` (Library.addCopies). */
+  from?: string;
   size: number;
   mtimeMs: number;
 }

@@ -1,8 +1,10 @@
 import { chunk } from '../chunk.js';
 import type { Chunk } from '../chunkers/types.js';
 import type { Document } from '../document/types.js';
-import { isGroundworkError, type LimitInfo } from '../errors.js';
-import { parse } from '../parse.js';
+import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { DEFAULT_MAX_BYTES, parse } from '../parse.js';
 import { blockIndexText } from '../search/analyze.js';
 import { storableChunks } from './blocks.js';
 import type { ParseOptions } from '../parsers/types.js';
@@ -14,7 +16,10 @@ import type { ChunkOptions } from '../chunk.js';
  */
 export interface IngestTask {
   id: number;
+  /** Where the bytes are read from. */
   path: string;
+  /** The file they are, when `path` is a copy (Library.addCopies): parsed and named as this one. */
+  recordAs?: { path: string; mtimeMs: number };
   cached?: Document;
   parseOptions: ParseOptions;
   chunkOptions: ChunkOptions;
@@ -31,9 +36,30 @@ export function documentTree(doc: Document): Document[] {
   return out;
 }
 
+/**
+ * A copy's bytes parsed as the file they are: detection, messages and attachments' names use the
+ * recorded path, and the document's source is that file's (as `parse(path)` would record it).
+ */
+async function parseCopy(from: string, as: { path: string; mtimeMs: number }, options: ParseOptions): Promise<Document> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const info = await stat(from).catch((cause: Error) => {
+    throw new GroundworkError('IO', `cannot read: ${cause.message}`, { file: as.path, cause });
+  });
+  // The limit before reading, as parse(path) checks it.
+  if (info.size > maxBytes) {
+    throw new GroundworkError('TOO_LARGE', `${info.size} bytes exceeds the limit of ${maxBytes} bytes (maxBytes; raise it with --max-bytes)`, { file: as.path, limit: { name: 'maxBytes', value: maxBytes, flag: '--max-bytes' } });
+  }
+  const bytes = await readFile(from).catch((cause: Error) => {
+    throw new GroundworkError('IO', `cannot read: ${cause.message}`, { file: as.path, cause });
+  });
+  const document = await parse(bytes, { ...options, name: as.path });
+  document.source = { ...document.source, name: basename(as.path), path: as.path, mtime: new Date(as.mtimeMs).toISOString() };
+  return document;
+}
+
 export async function runTask(task: IngestTask): Promise<IngestResult> {
   try {
-    const document = task.cached ?? (await parse(task.path, task.parseOptions));
+    const document = task.cached ?? (task.recordAs ? await parseCopy(task.path, task.recordAs, task.parseOptions) : await parse(task.path, task.parseOptions));
     // Chunk sets in documentTree order; a container with no text of its own gets none.
     const chunks = documentTree(document).map((d) => (d.canonical.trim() === '' ? [] : storableChunks(d.canonical, chunk(d, task.chunkOptions))));
     // Search analysis (jieba, stemming) is the slowest part of a write: do it here, not on the writer.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
 import type { Library } from '../library/library.js';
 import type { RetrievalSources } from '../retrieval/pipeline.js';
+import type { PassageReranker } from '../retrieval/types.js';
 
 /** Who is calling: read tools for everyone, `ingest` only for read-write callers (HTTP keys). */
 export const MCP_ACCESS = ['read', 'read-write'] as const;
@@ -39,7 +40,10 @@ export function parseMcpServerOptions(input: unknown): McpServerOptions {
 /** What every tool handler is given. */
 export interface ToolContext {
   library: Library;
+  /** The library's block fetcher and outlines (`library.retrievalSources`); searches go through `library.search`. */
   sources: RetrievalSources;
+  /** The reranker for `rerank: true` (the --rerank-* flags); default: the library's settings and GROUNDWORK_RERANK_*. */
+  reranker?: PassageReranker;
   options: McpServerOptions;
   /** The folders ingest may read (real paths, symlinks resolved); empty when ingest is off. */
   ingestRoots: readonly string[];

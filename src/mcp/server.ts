@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Library } from '../library/library.js';
-import { librarySources } from '../retrieval/library-source.js';
-import type { RetrievalSources } from '../retrieval/pipeline.js';
+import type { PassageReranker } from '../retrieval/types.js';
 import { ingestRootsOf, parseMcpServerOptions, type McpAccess, type McpServerOptionsInput, type ToolContext } from './context.js';
 import { registerDocumentResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
@@ -11,8 +10,12 @@ import { TOOLS } from './tools/index.js';
 
 
 export interface McpServerDependencies {
-  /** Where searches run (default: the library's BM25 and blocks); pass vector retrievers and a reranker here. */
-  sources?: RetrievalSources;
+  /**
+   * The reranker for searches with `rerank: true` (default: the one the library's settings or
+   * GROUNDWORK_RERANK_* configure). Searches are `library.search`: vector and hybrid use the
+   * library's embedder (`library.useEmbedder`, or its settings and the environment).
+   */
+  reranker?: PassageReranker;
 }
 
 /** Builds one MCP server for a caller's access; the parts that outlive a request are made once. */
@@ -29,13 +32,13 @@ export function createMcpServer(library: Library, input: McpServerOptionsInput =
 
 /**
  * The factory behind `createMcpServer`, for transports that build a server per request (Streamable
- * HTTP, stateless): options validated, ingest folders resolved and retrieval sources (with their
- * outline cache) made once; each server gets the tools the caller's access allows (a read-only key:
+ * HTTP, stateless): options validated and ingest folders resolved once (the library keeps its
+ * retrieval sources and their outline cache); each server gets the tools the caller's access allows (a read-only key:
  * no ingest). Bad options are INVALID_OPTIONS, a missing ingest folder IO, both at once.
  */
 export function mcpServerFactory(library: Library, input: McpServerOptionsInput = {}, deps: McpServerDependencies = {}): McpServerFactory {
   const options = parseMcpServerOptions(input);
-  const shared = { library, sources: deps.sources ?? librarySources(library), ingestRoots: ingestRootsOf(options) };
+  const shared = { library, sources: library.retrievalSources, ingestRoots: ingestRootsOf(options), ...(deps.reranker && { reranker: deps.reranker }) };
   return (access = options.access) => buildServer({ ...shared, options: { ...options, access } });
 }
 

@@ -9,7 +9,9 @@ import { INGEST_QUEUE, parseOptions, QUEUE_OPTIONS_SCHEMA, queueSchema, type Que
  * expired, archived) and two tables of ours beside its own, in the same schema:
  * - `gw_workers`: one row per worker process (host, pid, heartbeat, jobs and bytes done), so lost
  *   workers are found in seconds and `groundwork jobs` shows each worker's throughput;
- * - `gw_job_owners`: which worker holds which active job, written in the transaction that fetches it.
+ * - `gw_job_owners`: which worker holds which active job, written in the transaction that fetches it;
+ * - `gw_upload_parts`: the bytes of uploaded files (`enqueueFiles` with `upload`) in parts of
+ *   UPLOAD_PART_BYTES, written in the transaction that inserts their job, deleted with its completion.
  */
 export interface QueueConnection {
   readonly options: ResolvedQueueOptions;
@@ -59,6 +61,12 @@ const TABLES = (s: string) => `
     taken_at timestamptz NOT NULL DEFAULT now()
   );
   CREATE INDEX IF NOT EXISTS gw_job_owners_worker ON ${s}.gw_job_owners (worker_id);
+  CREATE TABLE IF NOT EXISTS ${s}.gw_upload_parts (
+    job_id uuid NOT NULL,
+    part integer NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (job_id, part)
+  );
 `;
 
 /**
@@ -84,8 +92,9 @@ export async function openQueue(options: QueueOptions, settings: { retryLimit?: 
     archiveCompletedAfterSeconds: 7 * 86_400,
     archiveFailedAfterSeconds: 7 * 86_400,
   });
-  let bossError: Error | undefined;
-  boss.on('error', (error) => (bossError = error));
+  // pg-boss reports its background failures (maintenance, supervision) as events; an unheard
+  // 'error' event would end the process. A failing query surfaces on our next call anyway.
+  boss.on('error', () => undefined);
   try {
     await boss.start();
     const client = await pool.connect();
@@ -118,7 +127,6 @@ export async function openQueue(options: QueueOptions, settings: { retryLimit?: 
     const cause = error as Error;
     throw new GroundworkError('IO', `cannot open the queue on ${redactUrl(resolved.url)} (schema ${schema}): ${cause.message}`, { cause });
   }
-  void bossError;
   return {
     options: resolved,
     schema,

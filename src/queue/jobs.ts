@@ -23,23 +23,28 @@ export function jobIngestOptions(options: IngestOptions): JobIngestOptions {
 
 /** One queued file, as pg-boss stores it in the job's `data`. */
 export const INGEST_JOB_SCHEMA = z.strictObject({
-  /** Absolute path, readable by the workers (a shared folder). */
+  /** Absolute path: where the workers read it (a shared folder), or, uploaded, what it is stored as. */
   path: z.string().min(1),
   size: z.number().int().min(0),
   mtimeMs: z.number(),
   /** sha256 of the bytes when queued: the document id the file becomes. */
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   options: z.record(z.string(), z.unknown()),
+  /** Present when the bytes were uploaded with the job (`enqueueFiles` with `upload`): their size and parts. */
+  upload: z.strictObject({ bytes: z.number().int().min(0), parts: z.number().int().min(0) }).optional(),
 });
 export type IngestJob = z.infer<typeof INGEST_JOB_SCHEMA>;
 
 /**
- * The job id of a file: a UUID made from the path, its content hash and the options, so queueing
+ * The job id of a file: a UUID made from the path, its content hash, the options and whether its
+ * bytes are uploaded, so queueing
  * the same files again adds nothing while their jobs are kept (pg-boss inserts ignore known ids),
  * and a changed file or a new chunk configuration is a new job.
  */
-export function jobId(job: Pick<IngestJob, 'path' | 'hash' | 'options'>): string {
-  const digest = createHash('sha256').update(`${job.path}\0${job.hash}\0${stableJson(job.options)}`).digest();
+export function jobId(job: Pick<IngestJob, 'path' | 'hash' | 'options'> & { upload?: unknown }): string {
+  // An uploaded file is another job than the same file read from its path (queued again with
+  // --upload after workers could not read it, it is taken again).
+  const digest = createHash('sha256').update(`${job.path}\0${job.hash}\0${stableJson(job.options)}${job.upload ? '\0upload' : ''}`).digest();
   digest[6] = (digest[6]! & 0x0f) | 0x50; // version 5-style (name-based, SHA)
   digest[8] = (digest[8]! & 0x3f) | 0x80; // RFC 4122 variant
   const hex = digest.subarray(0, 16).toString('hex');

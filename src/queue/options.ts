@@ -18,7 +18,10 @@ export const QUEUE_OPTIONS_SCHEMA = z.strictObject({
 export type QueueOptions = z.input<typeof QUEUE_OPTIONS_SCHEMA>;
 export type ResolvedQueueOptions = z.output<typeof QUEUE_OPTIONS_SCHEMA>;
 
-/** How jobs are retried (set when files are queued). */
+/** The largest file `upload` stores in the queue by default. */
+export const DEFAULT_MAX_UPLOAD_SIZE = 64 * 1024 * 1024;
+
+/** How jobs are retried, and whether their bytes travel with them (set when files are queued). */
 export const ENQUEUE_OPTIONS_SCHEMA = z.strictObject({
   /** Attempts after the first when a worker is lost (killed, crashed, cut off). Default 3. */
   retryLimit: z.number().int().min(0).max(100).default(3),
@@ -27,6 +30,14 @@ export const ENQUEUE_OPTIONS_SCHEMA = z.strictObject({
    * stops beating loses its jobs within `staleAfterMs`). Default one hour: longer than any file's limit.
    */
   expireInSeconds: z.number().int().min(30).max(86_400 * 7).default(3600),
+  /**
+   * Store each file's bytes with its job (in the queue's schema), so workers on machines that do
+   * not see the path ingest it from the database; the bytes are deleted when the job completes.
+   * Default false: the workers read the path (a shared folder).
+   */
+  upload: z.boolean().default(false),
+  /** With `upload`: a larger file is rejected with LIMIT_EXCEEDED (`--max-upload-size`). Default 64 MiB. */
+  maxUploadSize: z.number().int().min(1).max(1024 ** 3).default(DEFAULT_MAX_UPLOAD_SIZE),
 });
 export type EnqueueOptions = z.input<typeof ENQUEUE_OPTIONS_SCHEMA>;
 

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type PgBoss from 'pg-boss';
 import type { PoolClient } from 'pg';
-import { defaultLibraryDir, Library, type IngestOptions } from '../library/library.js';
+import { defaultLibraryDir, Library, type FileCopy, type IngestOptions } from '../library/library.js';
 import type { LibraryStore, StoreSpec } from '../store/types.js';
 import { bossDb, openQueue, quoteIdent, type QueueConnection } from './connection.js';
 import { INGEST_JOB_SCHEMA, stableJson, type IngestJob } from './jobs.js';
 import { parseOptions, WORKER_OPTIONS_SCHEMA, type QueueOptions, type ResolvedWorkerOptions, type WorkerOptions } from './options.js';
+import { deleteUploads, purgeUploads, readUpload, UploadGone } from './uploads.js';
 
 /** What a worker did, for progress lines and logs. */
 export type WorkerEvent =
@@ -68,7 +71,9 @@ export async function runWorker(queue: QueueOptions | QueueConnection, options: 
   const spec = store ?? { kind: 'postgres', url: connection.options.url, schema: connection.options.schema };
   let library: Library;
   try {
-    library = await Library.open(libraryDir ?? defaultLibraryDir(), { store: spec });
+    // One pool of parsing processes for the worker's life (closed with the library): a batch does
+    // not pay their start-up (loading parsers, tokenizer and dictionary) again.
+    library = await Library.open(libraryDir ?? defaultLibraryDir(), { store: spec, keepIngestPools: true });
     // Every worker embeds with the library's one model (an endpoint that does not answer stops the
     // worker here, before it takes a job).
     if (embed !== false) await library.useEmbedder({ persist: false }).catch(async (error: unknown) => {
@@ -125,6 +130,16 @@ class QueueWorker {
 
   async register(): Promise<void> {
     await this.q.pool.query(`INSERT INTO ${this.s}.gw_workers (id, host, pid, concurrency) VALUES ($1, $2, $3, $4)`, [this.id, hostname(), process.pid, this.settings.concurrency]);
+    await this.purge();
+  }
+
+  private lastPurge = 0;
+
+  /** Deletes uploaded bytes no live job needs any more (cancelled, archived): at start, then hourly. */
+  private async purge(): Promise<void> {
+    if (Date.now() - this.lastPurge < 3_600_000) return;
+    this.lastPurge = Date.now();
+    await purgeUploads(this.q.pool, this.q.schema, this.q.queue);
   }
 
   async run(): Promise<WorkerStats> {
@@ -144,7 +159,7 @@ class QueueWorker {
   /**
    * Fetch a batch, ingest it, settle its jobs; sleep when the queue is empty. A batch is
    * `batchSize` jobs per unit of concurrency, ingested by one Library call whose parsing workers
-   * are `concurrency` (one pool per batch: its start-up is shared by the batch's files).
+   * are `concurrency` (the Library keeps them from batch to batch: one pool for the worker's life).
    */
   private async loop(): Promise<void> {
     while (!this.stopping) {
@@ -198,16 +213,44 @@ class QueueWorker {
       const key = stableJson(v.data.options);
       groups.set(key, [...(groups.get(key) ?? []), v]);
     }
-    for (const group of groups.values()) {
-      const options = { ...(group[0]!.data.options as IngestOptions), workers: this.settings.concurrency };
+    for (const files of groups.values()) {
+      const options = { ...(files[0]!.data.options as IngestOptions), workers: this.settings.concurrency };
       let report;
+      let stash: string | undefined;
+      let group = files;
       try {
-        report = await this.library.addFiles(group.map((g) => g.data.path), options);
+        // Uploaded bytes go into a temporary folder; the Library stores each as its queued path.
+        const copies: FileCopy[] = [];
+        const present: typeof files = [];
+        for (const [i, g] of files.entries()) {
+          if (!g.data.upload) {
+            copies.push({ path: g.data.path, from: g.data.path });
+            present.push(g);
+            continue;
+          }
+          stash ??= await mkdtemp(join(tmpdir(), 'gw-worker-'));
+          const to = join(stash, String(i), basename(g.data.path));
+          await mkdir(join(stash, String(i)));
+          try {
+            await readUpload(this.q.pool, this.q.schema, g.job.id, g.data.upload, to);
+          } catch (error) {
+            if (!(error instanceof UploadGone)) throw error;
+            await this.reject(g.job, g.data.path, 'IO', `${g.data.path}: ${(error as Error).message}`);
+            continue;
+          }
+          copies.push({ path: g.data.path, from: to, mtimeMs: g.data.mtimeMs });
+          present.push(g);
+        }
+        group = present;
+        if (group.length === 0) continue;
+        report = await this.library.addCopies(copies, options);
       } catch (error) {
         // The store or the machine failed, not the file: the jobs go back for another try.
         const reason = (error as Error).message;
         await this.retry(group.map((g) => g.job), reason);
         continue;
+      } finally {
+        if (stash) await rm(stash, { recursive: true, force: true }).catch(() => undefined);
       }
       const rejected = new Map(report.rejected.map((r) => [r.path, r]));
       const stored = group.filter((g) => !rejected.has(g.data.path));
@@ -216,7 +259,11 @@ class QueueWorker {
         if (r) await this.reject(g.job, g.data.path, r.code, r.reason);
       }
       if (stored.length > 0) {
-        await this.settle(stored.map((g) => g.job), (client) => this.completeMany(client, stored.map((g) => g.job.id), { outcome: 'stored', worker: this.id }));
+        // Completed with its uploaded bytes deleted, in one transaction.
+        await this.settle(stored.map((g) => g.job), async (client) => {
+          await this.completeMany(client, stored.map((g) => g.job.id), { outcome: 'stored', worker: this.id });
+          await deleteUploads(client, this.q.schema, stored.filter((g) => g.data.upload).map((g) => g.job.id));
+        });
         this.stats.jobsDone += stored.length;
         for (const g of stored) {
           this.stats.bytesDone += g.data.size;
@@ -225,7 +272,7 @@ class QueueWorker {
       }
       await this.q.pool.query(
         `UPDATE ${this.s}.gw_workers SET jobs_done = jobs_done + $2, jobs_failed = jobs_failed + $3, bytes_done = bytes_done + $4 WHERE id = $1`,
-        [this.id, stored.length, group.length - stored.length, stored.reduce((n, g) => n + g.data.size, 0)],
+        [this.id, stored.length, files.length - stored.length, stored.reduce((n, g) => n + g.data.size, 0)],
       );
     }
     await this.q.pool.query(`UPDATE ${this.s}.gw_workers SET busy_ms = busy_ms + $2 WHERE id = $1`, [this.id, Math.round(performance.now() - started)]);
@@ -271,6 +318,7 @@ class QueueWorker {
   /** Writes this worker's heartbeat, then puts back the active jobs of workers that stopped beating. */
   private async heartbeat(): Promise<void> {
     await this.q.pool.query(`UPDATE ${this.s}.gw_workers SET heartbeat_at = now(), state = 'running' WHERE id = $1`, [this.id]);
+    await this.purge();
     const staleSeconds = this.settings.staleAfterMs / 1000;
     const reclaimed = await this.q.transaction(async (client) => {
       const lost = await client.query<{ id: string }>(

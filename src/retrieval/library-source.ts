@@ -11,6 +11,11 @@ import type { BlockFetcher, Candidate, Retriever } from './types.js';
 export interface LibraryLike {
   /** BM25 hits (the Library's `searchText`). */
   searchText(query: string, options: { k: number; filter: SearchFilter }): SearchHit[] | Promise<SearchHit[]>;
+  /**
+   * The same ranking without snippets (the Library's `searchCandidates`), used when there is one:
+   * the pipeline highlights only the passages it returns, so a snippet per candidate is wasted.
+   */
+  searchCandidates?(query: string, options: { k: number; filter: SearchFilter }): Promise<Candidate[]>;
   blocks(docId: string): Block[] | Promise<Block[]>;
   documents(): StoredDocument[] | Promise<StoredDocument[]>;
   document(idOrPath: string): StoredDocument | undefined | Promise<StoredDocument | undefined>;
@@ -27,6 +32,10 @@ const MAX_POST_FILTER = 100_000;
  * the ranking is exhausted, so k results are still k results of the filter.
  */
 export function librarySources(library: LibraryLike): RetrievalSources {
+  const ranked = (query: string, k: number, filter: SearchFilter): Promise<Candidate[]> =>
+    library.searchCandidates
+      ? library.searchCandidates(query, { k, filter })
+      : Promise.resolve(library.searchText(query, { k, filter })).then((hits) => hits.map(toCandidate));
   // Outlines are rebuilt from all of a document's blocks: keep the last ones, each valid while its
   // document has the same chunking (configHash) and block count (checked on every use).
   const outlines = new Map<string, { key: string; outline: Outline }>();
@@ -36,7 +45,7 @@ export function librarySources(library: LibraryLike): RetrievalSources {
     async search(query: string, k: number, filter: RetrievalFilter): Promise<Candidate[]> {
       const { storeFilter, needsPostFilter, empty } = splitFilter(filter);
       if (empty) return [];
-      if (!needsPostFilter) return (await library.searchText(query, { k, filter: storeFilter })).map(toCandidate);
+      if (!needsPostFilter) return ranked(query, k, storeFilter);
       const passes = compileFilter(filter);
       // Documents looked up once per search (never kept past it: they change as files are added).
       const docs = new Map<string, Promise<StoredDocument | undefined>>();
@@ -46,11 +55,11 @@ export function librarySources(library: LibraryLike): RetrievalSources {
         return doc;
       };
       for (let ask = Math.max(4 * k, 50); ; ask *= 4) {
-        const hits = await library.searchText(query, { k: ask, filter: storeFilter });
+        const hits = await ranked(query, ask, storeFilter);
         const kept: Candidate[] = [];
         for (const hit of hits) {
-          const doc = await stored(hit.docId);
-          if (doc && passes(hit.block, doc)) kept.push(toCandidate(hit));
+          const doc = await stored(hit.block.docId);
+          if (doc && passes(hit.block, doc)) kept.push(hit);
           if (kept.length >= k) return kept;
         }
         if (hits.length < ask || ask >= MAX_POST_FILTER) return kept;

@@ -5,6 +5,9 @@ import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import { GroundworkError } from '../errors.js';
 import type { Library } from '../library/library.js';
+import type { RetrievalOptionsInput } from '../retrieval/options.js';
+import type { RetrievalResult } from '../retrieval/pipeline.js';
+import type { PassageReranker } from '../retrieval/types.js';
 import { authorize, isLoopback, type ApiKey, type Caller } from './auth.js';
 import { errorResponse, HttpError } from './errors.js';
 import { JobRunner } from './jobs/runner.js';
@@ -16,6 +19,7 @@ import { difyRoutes } from './routes/dify.js';
 import { documentRoutes } from './routes/documents.js';
 import { jobRoutes } from './routes/jobs.js';
 import { previewRoutes } from './routes/preview.js';
+import { rechunkRoutes } from './routes/rechunk.js';
 import { searchRoutes } from './routes/search.js';
 import { indexRoute, systemRoutes } from './routes/system.js';
 import { servePlugins, type ServePlugin } from './plugins.js';
@@ -32,6 +36,11 @@ export interface ServeContext {
   /** Open event streams, ended on shutdown. */
   streams: Set<ServerResponse>;
   isClosing(): boolean;
+  /**
+   * A search as `groundwork search` runs it: `library.search` (BM25, and vectors when the library
+   * has them and an embedder; hybrid by default then), reranked by the server's reranker when asked.
+   */
+  search(query: string, options: RetrievalOptionsInput, signal?: AbortSignal): Promise<RetrievalResult>;
 }
 
 export interface ServeOptions extends ServeSettingsInput {
@@ -41,6 +50,12 @@ export interface ServeOptions extends ServeSettingsInput {
   plugins?: ServePlugin[];
   /** Fastify's logger (pino) options, or false (default). The Authorization header is always redacted. */
   logger?: boolean | Record<string, unknown>;
+  /**
+   * The reranker for searches with `rerank: true` (the CLI's --rerank-* flags); default: the one
+   * GROUNDWORK_RERANK_* or the library's settings configure. The embedder is the library's
+   * (`library.useEmbedder`, or the one its settings and the environment configure).
+   */
+  reranker?: PassageReranker;
 }
 
 /** A running server. */
@@ -74,7 +89,7 @@ declare module 'fastify' {
  * are one `onRequest` hook; every error goes through one handler (errors.ts).
  */
 export async function buildServer(library: Library, options: ServeOptions = {}): Promise<{ app: FastifyInstance; context: ServeContext; close(): Promise<void> }> {
-  const { keys = [], plugins = [], logger = false, ...rest } = options;
+  const { keys = [], plugins = [], logger = false, reranker, ...rest } = options;
   const settings = parseServeSettings(rest);
   if (!isLoopback(settings.host) && keys.length === 0) {
     throw new GroundworkError('INVALID_OPTIONS', `refusing to listen on ${settings.host} without API keys: anyone who can reach it could read and change the library; give --keys FILE (docs/serve.md, "Keys") or listen on 127.0.0.1`);
@@ -99,6 +114,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
     knowledgeId: settings.knowledgeId ?? basename(library.dir),
     streams: new Set(),
     isClosing: () => closing,
+    search: (query, searchOptions, signal) => library.search(query, searchOptions, { ...(reranker && { reranker }), ...(signal && { signal }) }),
   };
 
   // Requests being answered (event streams aside): shutdown lets them finish, within the grace.
@@ -140,6 +156,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
 
   await app.register(systemRoutes(context));
   await app.register(documentRoutes(context), { prefix: '/v1/documents' });
+  await app.register(rechunkRoutes(context), { prefix: '/v1/documents' });
   await app.register(jobRoutes(context), { prefix: '/v1/jobs' });
   await app.register(blockRoutes(context), { prefix: '/v1/blocks' });
   await app.register(searchRoutes(context), { prefix: '/v1' });

@@ -403,6 +403,12 @@ export interface LibraryStore {
   listSettings?(): Promise<Record<string, string>>;
   dumpDocuments?(): AsyncIterable<DocumentDump>;
   importDocument?(dump: DocumentDump): Promise<void>;
+  /**
+   * Every block link of a model's vectors, for copying them (`groundwork migrate`) with
+   * `putVectors` on the target: pages of at most `pageSize` entries, by vector in storage order
+   * then block, each vector's float copy given with its first block only (the rest link to it).
+   */
+  dumpVectors?(space: VectorSpace, pageSize?: number): AsyncIterable<VectorEntry[]>;
 }
 
 /** Options of opening a store that are not data (callbacks): they stay in the opening process. */

@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { Library } from '../../src/library/library.js';
+import { openStore } from '../../src/store/registry.js';
+import type { BlockWithPath, LibraryStore, VectorEntry, VectorSpace, VectorStats } from '../../src/store/types.js';
+import { fixtureVector } from '../embed/fixtures.js';
 import { freshSchema, TEST_DATABASE_URL } from '../store/postgres-fixtures.js';
 import { SAMPLES } from './cli.js';
 
@@ -26,7 +30,49 @@ async function local(args: string[]) {
   return { code, stdout, stderr };
 }
 
+/** Two models' vectors, put through the store interface: every block of one (int8), every other block of the other. */
+const MODELS: { space: VectorSpace; every: number; quantization: 'none' | 'int8' }[] = [
+  { space: { model: 'openai:fixture:16', dimensions: 16 }, every: 1, quantization: 'int8' },
+  { space: { model: 'openai:other:8', dimensions: 8 }, every: 2, quantization: 'none' },
+];
+
+async function putFixtureVectors(file: string): Promise<VectorStats[]> {
+  const store = await openStore({ kind: 'sqlite', file });
+  try {
+    const blocks: BlockWithPath[] = [];
+    for await (const block of store.iterateBlocks()) blocks.push(block);
+    for (const { space, every, quantization } of MODELS) {
+      // Blocks two by two share one vector (as identical texts do), so links outnumber vectors.
+      const entries: VectorEntry[] = blocks.filter((_, i) => i % every === 0).map((b, i) => ({
+        blockId: b.id,
+        hash: createHash('sha256').update(String(i >> 1)).digest('hex'),
+        vector: fixtureVector(`${space.model}\u0000${blocks[(i >> 1) * 2 * every]!.text}`, space.dimensions),
+      }));
+      await store.putVectors(space, entries);
+      await store.setQuantization(space, quantization);
+    }
+    await store.setSetting('vectors.model', MODELS[0]!.space.model);
+    await store.setSetting('vectors.quantization', 'int8');
+    return await store.vectorStats();
+  } finally {
+    await store.close();
+  }
+}
+
+/** The nearest blocks of a few query vectors per model, as (block, score) pairs. */
+async function nearest(store: LibraryStore): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const { space } of MODELS) {
+    for (const q of ['late returns', '充电', 'sensor battery']) {
+      const hits = await store.vectorCandidates(space, fixtureVector(q, space.dimensions), 5);
+      out.push(hits.map((h) => `${h.block.id} ${h.score.toFixed(5)}`));
+    }
+  }
+  return out;
+}
+
 describe.skipIf(!TEST_DATABASE_URL)('groundwork migrate --from DIR --to postgres://...', () => {
+  let vectorStats: VectorStats[];
   let docs: string;
   let lib: string;
   let schema: string;
@@ -43,10 +89,11 @@ describe.skipIf(!TEST_DATABASE_URL)('groundwork migrate --from DIR --to postgres
     const source = await Library.open(lib);
     await source.setSetting('strategy', 'sentence');
     await source.close();
+    vectorStats = await putFixtureVectors(join(lib, 'library.sqlite'));
     schema = freshSchema();
     pgArgs = ['--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema];
     const migrated = await local(['migrate', '--from', lib, '--to', TEST_DATABASE_URL!, '--postgres-schema', schema, '--json']);
-    expect(migrated.stderr).toMatch(/^migrate: 8\/8 documents, \d+\/\d+ blocks/);
+    expect(migrated.stderr).toMatch(/^migrate: 8\/8 documents, \d+\/\d+ blocks, (\d+)\/\1 vector links/);
     expect(migrated.code).toBe(0);
     report = JSON.parse(migrated.stdout);
   }, 240_000);
@@ -56,6 +103,28 @@ describe.skipIf(!TEST_DATABASE_URL)('groundwork migrate --from DIR --to postgres
     expect(report).toMatchObject({ documents: stats.documents, blocks: stats.blocks, paths: stats.paths, parseCacheEntries: stats.parseCacheEntries, originals: stats.documents, originalsMissing: [] });
     expect(report.settings).toBeGreaterThanOrEqual(1);
     expect(report.target).toMatchObject({ documents: stats.documents, blocks: stats.blocks, paths: stats.paths, tokens: stats.tokens, bytes: stats.bytes, byFormat: stats.byFormat });
+  });
+
+  test('every model\'s vectors and quantization are copied, counted and searched as in SQLite', async () => {
+    expect(vectorStats).toHaveLength(2);
+    // Shared vectors: fewer vectors than blocks.
+    expect(vectorStats[0]!.vectors).toBeLessThan(vectorStats[0]!.blocks);
+    expect(report.vectors).toEqual(vectorStats.map((v) => ({ model: v.model, dimensions: v.dimensions, quantization: v.quantization, vectors: v.vectors, blocks: v.blocks })));
+    const [sqlite, postgres] = await Promise.all([
+      openStore({ kind: 'sqlite', file: join(lib, 'library.sqlite') }),
+      openStore({ kind: 'postgres', url: TEST_DATABASE_URL!, schema }),
+    ]);
+    try {
+      expect(await postgres.vectorStats()).toEqual(vectorStats);
+      const [a, b] = await Promise.all([nearest(sqlite), nearest(postgres)]);
+      expect(b.every((hits) => hits.length === 5)).toBe(true);
+      expect(b).toEqual(a);
+      // Nothing is left without its vector, and the library's model setting came along.
+      expect(await postgres.missingVectors(MODELS[0]!.space, 10)).toEqual([]);
+      expect(await postgres.getSetting('vectors.model')).toBe(MODELS[0]!.space.model);
+    } finally {
+      await Promise.all([sqlite.close(), postgres.close()]);
+    }
   });
 
   test('ls, show and search answer as the SQLite library did; the library default strategy came along', async () => {
@@ -94,6 +163,13 @@ describe.skipIf(!TEST_DATABASE_URL)('groundwork migrate --from DIR --to postgres
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/; checked\./);
     expect(again.stdout).toMatch(new RegExp(`^\\| documents +\\| +${report.documents} \\| +${report.documents} \\|$`, 'm'));
+    expect(again.stdout).toMatch(new RegExp(`^\\| vectors openai:fixture:16 \\(int8\\) +\\| +${vectorStats[0]!.vectors} for ${vectorStats[0]!.blocks} blocks \\|`, 'm'));
+    const postgres = await openStore({ kind: 'postgres', url: TEST_DATABASE_URL!, schema });
+    try {
+      expect(await postgres.vectorStats()).toEqual(vectorStats);
+    } finally {
+      await postgres.close();
+    }
   });
 
   test('no library at --from is exit 1; no --to is a usage error', async () => {

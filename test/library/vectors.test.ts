@@ -250,4 +250,18 @@ describe('vectors in the library', () => {
     expect(run.blocks).toBe(missing.size);
     expect(await lib.blocksWithoutVectors()).toEqual([]);
   });
+  test('whether vectors exist is counted once, not per search, and again after a write: removing every document makes vector mode say so', async () => {
+    const dir = tempDir();
+    const docs = corpus(dir, FILES);
+    const lib = await open(dir);
+    await lib.useEmbedder({ flags: flags(), env: {} });
+    await lib.addFiles(docs, SMALL);
+    for (let i = 0; i < 3; i++) expect((await lib.search('budget')).mode).toBe('hybrid');
+    expect((await lib.search('budget', { mode: 'vector' })).hits.length).toBeGreaterThan(0);
+    for (const doc of await lib.documents()) await lib.remove(doc.id);
+    expect(refused(await lib.search('budget', { mode: 'vector' }).catch((e: unknown) => e), 'INVALID_OPTIONS')).toContain('groundwork embed');
+    expect((await lib.search('budget')).mode).toBe('bm25');
+    await lib.addFiles(docs, SMALL);
+    expect((await lib.search('budget')).mode).toBe('hybrid');
+  });
 });

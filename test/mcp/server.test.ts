@@ -38,10 +38,11 @@ describe('tools/list', () => {
     }
   });
 
-  it('derives the search input from the search options schema (mode, k, filter, section) and folds --describe into its description', async () => {
+  it('derives the search input from the search options schema (mode, k, filter, section, weights, rerank, explain) and folds --describe into its description', async () => {
     const search = (await client.listTools()).tools.find((t) => t.name === 'search')!;
     const props = search.inputSchema.properties as Record<string, { enum?: string[]; description?: string; default?: unknown; maximum?: number }>;
-    expect(Object.keys(props)).toEqual(['query', 'k', 'mode', 'filter', 'section', 'sectionReferences', 'neighbors']);
+    expect(Object.keys(props)).toEqual(['query', 'k', 'mode', 'filter', 'section', 'sectionReferences', 'neighbors', 'weights', 'rerank', 'explain']);
+    expect(props.explain!.description).toBe(RetrievalOptionsSchema.shape.explain.description);
     expect(search.inputSchema.required).toEqual(['query']);
     expect(props.mode!.enum).toEqual([...SEARCH_MODES]);
     expect(props.k!.description).toBe(RetrievalOptionsSchema.shape.k.description);
@@ -220,7 +221,8 @@ describe('errors', () => {
   it('a GroundworkError becomes an isError result ending with its code', async () => {
     expect(await callError(client, 'get_outline', { document: 'no-such-document' })).toMatch(/no document with the id, id prefix or path "no-such-document".*\[NOT_FOUND\]$/);
     expect(await callError(client, 'search', { query: '前提条件', section: '9.9 不存在' })).toMatch(/no section matches "9.9 不存在".*\[NOT_FOUND\]$/);
-    expect(await callError(client, 'search', { query: '前提条件', mode: 'vector' })).toMatch(/needs a vector retriever.*\[INVALID_OPTIONS\]$/);
+    // library.search's error, as groundwork search --mode vector prints it.
+    expect(await callError(client, 'search', { query: '前提条件', mode: 'vector' })).toMatch(/this library has no vectors.*groundwork embed \[INVALID_OPTIONS\]$/);
     expect(await callError(client, 'read_section', { section: '第九章', document: lib.files.contract })).toMatch(/\[NOT_FOUND\]$/);
   });
 });

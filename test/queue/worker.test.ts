@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Library } from '../../src/library/library.js';
 import { enqueueFiles } from '../../src/queue/enqueue.js';
 import { queueStatus, retryFailed } from '../../src/queue/status.js';
 import { runWorker } from '../../src/queue/worker.js';
+import { UPLOAD_PART_BYTES } from '../../src/queue/uploads.js';
+import { runCli } from '../cli/cli.js';
 import { corpusFolder, freshLibrarySchema, query, SKIP_MESSAGE, TEST_DATABASE_URL } from './queue-fixtures.js';
 
 const projectRoot = join(import.meta.dirname, '../..');
@@ -54,6 +56,77 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     expect(await again.done).toMatchObject({ jobsDone: 0, jobsFailed: 1 });
     expect((await queueStatus(queue)).counts).toMatchObject({ failed: 1, completed: good.length });
   }, 180_000);
+
+  it('--upload: the bytes travel with the jobs, a worker that cannot see the path ingests them, and they are deleted once stored', async () => {
+    const schema = freshLibrarySchema();
+    const queue = { url: TEST_DATABASE_URL!, schema };
+    const { dir, good, broken } = corpusFolder(['md/wiki.md', 'txt/rashomon-shift-jis.txt', 'csv/csv-comma.csv'], { broken: true });
+    // More than one part.
+    const big = `${dir}/big.md`;
+    writeFileSync(big, Array.from({ length: 16_000 }, (_, i) => `## Section ${i}\n\nParagraph ${i} of the long upload, about tide ${i % 97}.\n`).join('\n'));
+    expect(statSync(big).size).toBeGreaterThan(UPLOAD_PART_BYTES);
+    const files = [...good, big];
+    const hashes = new Map(files.map((f) => [f, sha(f)]));
+    const sizes = new Map(files.map((f) => [f, statSync(f).size]));
+
+    // Over the upload limit: LIMIT_EXCEEDED naming the flag; the rest is queued with its bytes.
+    const limited = await runCli(['ingest', dir, '--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema, '--queue', '--upload', '--max-upload-size', '1MB', '--json']);
+    expect(limited.code, limited.stderr).toBe(0);
+    const limitedReport = JSON.parse(limited.stdout);
+    expect(limitedReport.rejected).toEqual([expect.objectContaining({ path: big, code: 'LIMIT_EXCEEDED', limit: { name: 'maxUploadSize', value: UPLOAD_PART_BYTES, flag: '--max-upload-size' } })]);
+    expect(limitedReport.rejected[0].reason).toContain('--max-upload-size');
+    expect(limitedReport).toMatchObject({ queued: good.length + 1, bytesUploaded: limitedReport.bytesQueued });
+    const text = await runCli(['ingest', big, '--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema, '--queue', '--upload']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/bytes uploaded/);
+    expect((await runCli(['ingest', big, '--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema, '--upload'])).code).toBe(2);
+
+    const s = `"${schema}_queue"`;
+    const parts = await query<{ path: string; n: string; bytes: string }>(
+      `SELECT j.data->>'path' AS path, count(p.part) AS n, sum(length(p.data)) AS bytes FROM ${s}.job j JOIN ${s}.gw_upload_parts p ON p.job_id = j.id GROUP BY 1`,
+    );
+    expect(new Map(parts.map((p) => [p.path, Number(p.bytes)]))).toEqual(new Map([...files, broken!].map((f) => [f, statSync(f).size])));
+    expect(Number(parts.find((p) => p.path === big)!.n)).toBe(Math.ceil(sizes.get(big)! / UPLOAD_PART_BYTES));
+
+    // The worker cannot see the files: they are gone from disk.
+    rmSync(dir, { recursive: true, force: true });
+    const handle = await runWorker(queue, { exitWhenIdle: true, pollIntervalMs: 100 });
+    expect(await handle.done).toMatchObject({ jobsDone: files.length, jobsFailed: 1 });
+    const status = await queueStatus(queue);
+    expect(status.counts).toMatchObject({ completed: files.length, failed: 1, active: 0 });
+    // The damaged file fails with the parser's reason under its own path, not the worker's copy.
+    expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT' })]);
+    expect(status.failures[0]!.reason).toContain(broken);
+    expect(status.failures[0]!.reason).not.toContain('gw-worker-');
+
+    const library = await libraryOn(schema);
+    try {
+      const docs = await library.documents();
+      expect(new Map(docs.map((d) => [d.paths[0], d.id]))).toEqual(hashes);
+      expect(new Map(docs.map((d) => [d.paths[0], d.bytes]))).toEqual(sizes);
+      const hit = (await library.searchText('tide 42'))[0]!;
+      expect(hit.path).toBe(big);
+      // The kept original is the uploaded file, byte for byte.
+      const chunks: Buffer[] = [];
+      for await (const c of await library.openOriginal(hashes.get(good[0]!)!)) chunks.push(c as Buffer);
+      expect(createHash('sha256').update(Buffer.concat(chunks)).digest('hex')).toBe(hashes.get(good[0]!));
+    } finally {
+      await library.close();
+    }
+    // Stored jobs' bytes are deleted; the failed one keeps its bytes for --retry-failed.
+    const left = await query<{ path: string }>(`SELECT DISTINCT j.data->>'path' AS path FROM ${s}.gw_upload_parts p JOIN ${s}.job j ON j.id = p.job_id`);
+    expect(left.map((r) => r.path)).toEqual([broken]);
+    expect((await query(`SELECT 1 FROM ${s}.gw_upload_parts p WHERE NOT EXISTS (SELECT 1 FROM ${s}.job j WHERE j.id = p.job_id)`))).toEqual([]);
+
+    // Bytes that are gone (deleted by hand here) fail their job once, with the reason.
+    await query(`DELETE FROM ${s}.gw_upload_parts`);
+    expect(await retryFailed(queue)).toBe(1);
+    const again = await runWorker(queue, { exitWhenIdle: true, pollIntervalMs: 100 });
+    expect(await again.done).toMatchObject({ jobsDone: 0, jobsFailed: 1 });
+    const [gone] = (await queueStatus(queue)).failures;
+    expect(gone).toMatchObject({ path: broken, code: 'IO' });
+    expect(gone!.reason).toContain('uploaded bytes');
+  }, 240_000);
 
   it('three worker processes, one killed with SIGKILL mid-document: every file stored once, its job retried by another', async () => {
     const schema = freshLibrarySchema();

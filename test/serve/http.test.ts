@@ -248,7 +248,7 @@ describe('OpenAPI', () => {
     // Every route Fastify has (HEAD twins of GET aside) is in the document.
     for (const r of ['GET /healthz', 'GET /openapi.json', 'GET /', 'GET /v1/stats', 'POST /v1/documents', 'GET /v1/documents', 'GET /v1/documents/{id}',
       'GET /v1/documents/{id}/original', 'DELETE /v1/documents/{id}', 'GET /v1/jobs', 'GET /v1/jobs/{id}', 'DELETE /v1/jobs/{id}', 'GET /v1/jobs/{id}/events',
-      'GET /v1/blocks/{id}', 'POST /v1/search', 'POST /retrieval', 'POST /v1/parse', 'POST /v1/chunk', 'GET /v1/documents/{id}/pages/{page}.png']) routes.add(r);
+      'GET /v1/blocks/{id}', 'POST /v1/search', 'POST /retrieval', 'POST /v1/parse', 'POST /v1/chunk', 'GET /v1/documents/{id}/pages/{page}.png', 'POST /v1/documents/{id}/chunk']) routes.add(r);
     expect([...documented].sort()).toEqual([...routes].sort());
     for (const r of routes) {
       const [method, path] = r.split(' ') as [string, string];

@@ -7,7 +7,7 @@ import { afterAll } from 'vitest';
  * starts one). Absent, every Postgres suite skips with SKIP_MESSAGE.
  */
 export const TEST_DATABASE_URL = process.env.GROUNDWORK_TEST_DATABASE_URL;
-export const SKIP_MESSAGE = 'GROUNDWORK_TEST_DATABASE_URL is not set: the Postgres store tests are skipped (source .ci/postgres.sh to start a server)';
+export const SKIP_MESSAGE = 'GROUNDWORK_TEST_DATABASE_URL is not set: the Postgres tests (store, queue) are skipped (source .ci/postgres.sh to start a server)';
 
 if (!TEST_DATABASE_URL) console.warn(SKIP_MESSAGE);
 
@@ -20,6 +20,24 @@ export function freshSchema(): string {
   const name = `${RUN}_${++counter}`;
   created.push(name);
   return name;
+}
+
+/** A fresh library schema and its queue's (`<schema>_queue`), both dropped after the file's tests. */
+export function freshLibrarySchema(): string {
+  const name = freshSchema();
+  created.push(`${name}_queue`);
+  return name;
+}
+
+/** One statement on a connection of its own. */
+export async function query<T extends pg.QueryResultRow>(sql: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client(TEST_DATABASE_URL);
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 afterAll(async () => {

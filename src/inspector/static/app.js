@@ -1,4 +1,7 @@
 // Groundwork inspector: a plain ES module, no build step, nothing remote (docs/inspector.md).
+import { segmentsOf } from './segments.js';
+import { VirtualList } from './virtual-list.js';
+
 const DPI = 110;
 const view = document.getElementById('view');
 const api = async (url, init) => {
@@ -29,56 +32,117 @@ async function libraryView() {
     el('h3', {}, 'Rejected files'), rejected.length ? el('ul', { id: 'rejected' }, ...rejected) : el('p', {}, 'none'));
 }
 
-async function allBlocks(id) {
-  const out = [];
-  for (let offset = 0; ; offset += 1000) {
-    const { blocks, total } = await api(`/v1/documents/${id}/blocks?offset=${offset}&limit=1000`);
-    out.push(...blocks);
-    if (out.length >= total || blocks.length === 0) return out;
+/** Blocks per request: a small first one (the top of the list and the first page's regions), then large ones. */
+const FIRST = 200;
+const PAGE = 1000;
+
+/**
+ * A document's blocks: a first few at once (the top of the list, the first page's regions); the
+ * rest, in parallel requests, once `rest()` is called (after the first draw, so they do not compete
+ * with it for the server). `blocks` fills in as pages arrive; `rest()` settles when all are there.
+ */
+async function loadBlocks(id, onPage) {
+  const first = await api(`/v1/documents/${id}/blocks?offset=0&limit=${FIRST}`);
+  const blocks = new Array(first.total);
+  first.blocks.forEach((b, i) => { blocks[i] = b; });
+  let all;
+  const rest = () => {
+    all ??= (async () => {
+      const pending = [];
+      for (let offset = first.blocks.length; offset < first.total; offset += PAGE) {
+        pending.push(api(`/v1/documents/${id}/blocks?offset=${offset}&limit=${PAGE}`).then(({ blocks: page }) => {
+          page.forEach((b, j) => { blocks[offset + j] = b; });
+          onPage?.(offset, page.length);
+        }));
+      }
+      await Promise.all(pending);
+      return blocks;
+    })();
+    return all;
+  };
+  return { blocks, total: first.total, loaded: first.blocks.length, rest };
+}
+
+/** Average width of a character of the list's font, for row-height estimates (CJK counts twice). */
+const CHAR_PX = 8.2;
+const LINE_PX = 19.2;
+function estimateText(text, widthPx, extraPx) {
+  if (!text) return extraPx + LINE_PX;
+  const perLine = Math.max(10, Math.floor((widthPx - 24) / CHAR_PX));
+  let lines = 0;
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    const len = (nl === -1 ? text.length : nl) - start;
+    lines += Math.max(1, Math.ceil(len / perLine));
+    if (nl === -1) break;
+    start = nl + 1;
   }
+  // Wide (CJK) text: twice the width per character, judged on a sample.
+  const sample = text.slice(0, 200);
+  const wide = (sample.match(/[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/g)?.length ?? 0) / Math.max(1, sample.length);
+  return extraPx + LINE_PX * lines * (1 + wide);
+}
+
+/** The chunk list's row: colour bar, meta line, text. */
+function chunkRow(b, i, { idPrefix = 'chunk', selected = false, marked = false, onclick } = {}) {
+  const row = el('div', { class: `chunk${selected ? ' selected' : ''}${marked ? ' marked' : ''}`, id: `${idPrefix}-${b.ordinal ?? b.index}`, role: 'option', 'aria-selected': String(selected), 'data-ordinal': b.ordinal ?? b.index, onclick },
+    el('div', { class: 'meta' }, [`#${b.ordinal ?? b.index}`, b.headingPath.join(' › ') || '(no heading)', b.pageStart == null ? null : b.pageEnd != null && b.pageEnd !== b.pageStart ? `pages ${b.pageStart}–${b.pageEnd}` : `page ${b.pageStart}`, `${b.tokens} tokens`, b.strategy].filter(Boolean).join(' · ')),
+    b.text);
+  row.style.borderLeftColor = colour(i); // CSSOM, not a style attribute: the CSP allows no inline styles
+  return row;
+}
+
+function docTabs(id, current) {
+  const tab = (href, label, name) => el('a', { href, class: `tab${current === name ? ' current' : ''}`, ...(current === name && { 'aria-current': 'page' }) }, label);
+  return el('nav', { class: 'tabs', 'aria-label': 'document views' },
+    tab(`#/doc/${id}`, 'Chunks', 'doc'), tab(`#/text/${id}`, 'Canonical text', 'text'), tab(`#/compare/${id}`, 'Compare strategies', 'compare'));
+}
+
+let lists = [];
+function dropLists() {
+  for (const list of lists) list.destroy();
+  lists = [];
 }
 
 async function documentView(id, params) {
   performance.mark('doc-open-start');
-  const [{ document: doc, outline }, blocks] = await Promise.all([api(`/v1/documents/${id}`), allBlocks(id)]);
+  let list;
+  const loading = loadBlocks(id, (offset, n) => {
+    for (let i = offset; i < offset + n; i++) list?.refresh(i);
+  });
+  const metadata = api(`/v1/documents/${id}`).then((d) => {
+    // The page image is fetched beside the blocks (into the browser's cache), not after them.
+    if (d.document.format === 'pdf') new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+    return d;
+  });
+  const [{ document: doc, outline }, { blocks, total, loaded, rest: all }] = await Promise.all([metadata, loading]);
   const isPdf = doc.format === 'pdf';
-  let page = Number(params.get('page') ?? blocks.find((b) => b.pageStart)?.pageStart ?? 1);
   let selected = params.has('chunk') ? Number(params.get('chunk')) : -1;
+  // A chunk or page beyond the first blocks fetched needs them all before it is drawn.
+  if (selected >= loaded || (loaded < total && Number(params.get('page') ?? 1) >= (blocks[loaded - 1]?.pageEnd ?? Infinity))) await all();
+  let page = Number(params.get('page') ?? blocks.find((b) => b?.pageStart)?.pageStart ?? 1);
   const textPane = el('div', { class: 'pane', id: 'text', role: 'listbox', 'aria-label': 'chunks', tabindex: '0' });
   const pagePane = el('div', { class: 'pane', id: 'pagepane' });
-  const spans = blocks.map((b, i) => {
-    const span = el('div', { class: 'chunk', id: `chunk-${b.ordinal}`, role: 'option', 'data-ordinal': b.ordinal, onclick: () => select(i, true) },
-      el('div', { class: 'meta' }, `#${b.ordinal} · ${b.headingPath.join(' › ') || '(no heading)'} · pages ${b.pageStart ?? '-'}–${b.pageEnd ?? '-'} · ${b.tokens} tokens · ${b.strategy}`),
-      b.text);
-    span.style.borderColor = colour(i); // CSSOM, not a style attribute: the CSP allows no inline styles
-    return span;
-  });
-  textPane.append(...spans);
   textPane.addEventListener('keydown', (e) => {
-    if (e.key === 'ArrowDown' || e.key === 'j') { e.preventDefault(); select(Math.min(blocks.length - 1, selected + 1), true); }
-    if (e.key === 'ArrowUp' || e.key === 'k') { e.preventDefault(); select(Math.max(0, selected - 1), true); }
+    const to = { ArrowDown: selected + 1, j: selected + 1, ArrowUp: selected - 1, k: selected - 1, Home: 0, End: total - 1, PageDown: selected + 10, PageUp: selected - 10 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    select(Math.max(0, Math.min(total - 1, to)), true);
   });
 
   function regionsFor(p) {
     const out = [];
-    blocks.forEach((b, i) => (b.bboxes ?? []).forEach((box) => { if ((box.page ?? b.pageStart) === p) out.push({ i, box }); }));
+    blocks.forEach((b, i) => (b?.bboxes ?? []).forEach((box) => { if ((box.page ?? b.pageStart) === p) out.push({ i, box }); }));
     return out;
   }
-  async function showPage(p) {
-    page = p;
-    if (!isPdf) return;
-    const img = el('img', { alt: `page ${p}`, id: 'page-image' });
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    svg.id = 'regions';
-    const wrapper = el('div', { class: 'page' }, img, svg);
-    const nav = el('div', { class: 'pages-nav' },
-      el('button', { onclick: () => showPage(Math.max(1, page - 1)), 'aria-label': 'previous page' }, '‹'),
-      `page ${p} of ${doc.pageCount ?? '?'}`,
-      el('button', { onclick: () => showPage(Math.min(doc.pageCount ?? p, page + 1)), 'aria-label': 'next page' }, '›'));
-    pagePane.replaceChildren(nav, wrapper);
-    await new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+  const img = el('img', { alt: '', id: 'page-image' });
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.id = 'regions';
+  function drawRegions(p) {
     const scale = DPI / 72;
     svg.setAttribute('viewBox', `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
+    const rects = [];
     for (const { i, box } of regionsFor(p)) {
       const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
       r.setAttribute('class', `region${i === selected ? ' selected' : ''}`);
@@ -89,32 +153,219 @@ async function documentView(id, params) {
       r.setAttribute('fill', colour(i)); r.setAttribute('stroke', colour(i));
       r.addEventListener('click', () => select(i, true));
       const title = document.createElementNS('http://www.w3.org/2000/svg', 'title'); title.textContent = `chunk #${blocks[i].ordinal}`; r.append(title);
-      svg.append(r);
+      rects.push(r);
     }
+    svg.replaceChildren(...rects);
+  }
+  async function showPage(p) {
+    page = p;
+    if (!isPdf) return;
+    img.alt = `page ${p}`;
+    const nav = el('div', { class: 'pages-nav' },
+      el('button', { onclick: () => showPage(Math.max(1, page - 1)), 'aria-label': 'previous page' }, '‹'),
+      `page ${p} of ${doc.pageCount ?? '?'}`,
+      el('button', { onclick: () => showPage(Math.min(doc.pageCount ?? p, page + 1)), 'aria-label': 'next page' }, '›'));
+    pagePane.replaceChildren(nav, el('div', { class: 'page' }, img, svg));
+    await new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+    if (page !== p) return; // another page was asked for meanwhile
+    drawRegions(p);
     pagePane.dataset.page = String(p);
   }
   function select(i, scroll) {
-    if (i < 0 || i >= blocks.length) return;
+    if (i < 0 || i >= total) return;
+    const before = selected;
     selected = i;
-    spans.forEach((s, j) => { s.classList.toggle('selected', j === i); s.setAttribute('aria-selected', String(j === i)); });
+    list.refresh(before);
+    list.refresh(i);
     const b = blocks[i];
-    if (scroll) spans[i].scrollIntoView({ block: 'nearest' });
+    if (!b) {
+      if (scroll) list.scrollToIndex(i);
+      all().then(() => { if (selected === i) select(i, scroll); });
+      return;
+    }
+    // The detail first: the list is scrolled in the space that is left.
+    detail.replaceChildren(`chunk #${b.ordinal} · ${b.kind} · ${b.chars} chars · ${b.tokens} tokens · strategy ${b.strategy}\nheadings: ${b.headingPath.join(' › ') || '-'}\nembedded text:\n${b.embedded}`);
+    if (scroll) list.scrollToIndex(i);
     const target = b.pageStart ?? page;
     if (isPdf && target !== page) showPage(target);
     else pagePane.querySelectorAll('rect.region').forEach((r) => r.classList.toggle('selected', Number(r.dataset.ordinal) === b.ordinal));
-    detail.replaceChildren(`chunk #${b.ordinal} · ${b.kind} · ${b.chars} chars · ${b.tokens} tokens · strategy ${b.strategy}\nheadings: ${b.headingPath.join(' › ') || '-'}\nembedded text:\n${b.embedded}`);
     history.replaceState(null, '', `#/doc/${id}?page=${b.pageStart ?? page}&chunk=${i}`);
   }
   const detail = el('div', { class: 'detail', id: 'detail', 'aria-live': 'polite' });
   const outlineList = (nodes) => el('ul', {}, ...nodes.map((n) => el('li', {}, n.title ?? n.text ?? '', n.children?.length ? outlineList(n.children) : null)));
   const left = isPdf ? pagePane : el('div', { class: 'pane', id: 'outline' }, el('h3', {}, 'Outline'), outlineList(outline));
-  view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id} (${doc.format}, ${doc.pageCount ?? '-'} pages, ${blocks.length} chunks)`),
+  view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id} (${doc.format}, ${doc.pageCount ?? '-'} pages, ${total} chunks)`), docTabs(id, 'doc'),
     el('div', { class: 'doc' }, left, el('div', { class: 'side' }, textPane, detail)));
+  list = new VirtualList(textPane, {
+    count: total,
+    estimate: (i) => estimateText(blocks[i]?.text ?? 'x'.repeat(400), textPane.clientWidth || 600, 30),
+    render: (i) => (blocks[i] ? chunkRow(blocks[i], i, { selected: i === selected, onclick: () => select(i, true) }) : el('div', { class: 'chunk pending', role: 'option', 'aria-busy': 'true' }, `#${i} …`)),
+  });
+  lists.push(list);
   await showPage(page);
   if (selected >= 0) select(selected, true);
   performance.mark('doc-open-end');
   performance.measure('doc-open', 'doc-open-start', 'doc-open-end');
   document.body.dataset.ready = 'document';
+  all().then(() => {
+    if (isPdf && pagePane.dataset.page === String(page)) drawRegions(page);
+    performance.mark('doc-loaded-end');
+    performance.measure('doc-loaded', 'doc-open-start', 'doc-loaded-end');
+    document.body.dataset.loaded = id;
+  });
+}
+
+async function textView(id) {
+  const [{ document: doc }, text, { rest }] = await Promise.all([
+    api(`/v1/documents/${id}`),
+    fetch(`/v1/documents/${id}/text`).then(async (r) => { if (!r.ok) throw new Error((await r.json()).error?.message ?? `${r.status}`); return r.text(); }),
+    loadBlocks(id),
+  ]);
+  const blocks = await rest();
+  const segments = segmentsOf(text, blocks);
+  const pane = el('div', { class: 'pane tall', id: 'canonical', role: 'list', 'aria-label': 'canonical text' });
+  view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id}: canonical text (${text.length} characters, ${blocks.length} chunks, ${segments.length} segments)`), docTabs(id, 'text'), pane);
+  const list = new VirtualList(pane, {
+    count: segments.length,
+    estimate: (i) => estimateText(text.slice(segments[i].start, Math.min(segments[i].end, segments[i].start + 4000)), pane.clientWidth || 900, 6),
+    render: (i) => {
+      const s = segments[i];
+      const row = el('div', { class: `seg${s.chunk < 0 ? ' outside' : ''}`, role: 'listitem', 'data-start': s.start, 'data-end': s.end, 'data-chunk': s.chunk },
+        ...s.starting.map((c) => el('a', { class: 'boundary', id: `boundary-${c}`, href: `#/doc/${id}?chunk=${c}`, title: `chunk #${c} starts here` }, `▸ #${c}`)),
+        text.slice(s.start, s.end).replace(/\n+$/, ''));
+      if (s.chunk >= 0) row.style.borderLeftColor = colour(s.chunk);
+      return row;
+    },
+  });
+  lists.push(list);
+  document.body.dataset.ready = 'text';
+}
+
+/** The built-in strategies (any registered name may be typed). */
+const STRATEGIES = ['structure', 'recursive', 'sentence', 'token', 'chisel', 'qwen'];
+
+function stats(chunks) {
+  const tokens = chunks.map((c) => c.tokens).sort((a, b) => a - b);
+  const sum = tokens.reduce((a, b) => a + b, 0);
+  return {
+    count: chunks.length, tokens: sum, min: tokens[0] ?? 0, median: tokens[Math.floor(tokens.length / 2)] ?? 0, max: tokens.at(-1) ?? 0,
+    chars: Math.round(chunks.reduce((a, c) => a + c.chars, 0) / Math.max(1, chunks.length)),
+  };
+}
+
+/** A histogram of chunk sizes (tokens) on a scale shared by both sides. */
+function histogram(chunks, maxTokens, bins = 24) {
+  const counts = new Array(bins).fill(0);
+  for (const c of chunks) counts[Math.min(bins - 1, Math.floor((c.tokens / Math.max(1, maxTokens)) * bins))]++;
+  const top = Math.max(1, ...counts);
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', `0 0 ${bins * 10} 50`);
+  svg.setAttribute('class', 'histogram');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `chunk sizes from 0 to ${maxTokens} tokens in ${bins} bins: ${counts.join(', ')}`);
+  counts.forEach((n, i) => {
+    const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+    const h = (n / top) * 48;
+    r.setAttribute('x', i * 10 + 1); r.setAttribute('width', 8); r.setAttribute('y', 50 - h); r.setAttribute('height', h);
+    r.dataset.count = String(n);
+    svg.append(r);
+  });
+  return svg;
+}
+
+/** Where each side's chunks begin along the canonical text: one tick per chunk, in one path. */
+function boundaryStrip(sides, length) {
+  const W = 1000;
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${sides.length * 14}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('class', 'strip');
+  svg.id = 'boundaries';
+  sides.forEach(({ chunks, name }, row) => {
+    const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+    path.setAttribute('d', chunks.map((c) => `M${((c.start / Math.max(1, length)) * W).toFixed(2)} ${row * 14 + 1}v12`).join(''));
+    path.setAttribute('class', `ticks ticks-${name}`);
+    path.dataset.ticks = String(chunks.length);
+    svg.append(path);
+  });
+  return svg;
+}
+
+async function compareView(id, params) {
+  const { document: doc } = await api(`/v1/documents/${id}`);
+  const parseSide = (name, fallback) => {
+    try { return params.has(name) ? JSON.parse(params.get(name)) : fallback; } catch { return fallback; }
+  };
+  const sides = [
+    { name: 'a', request: parseSide('a', { strategy: doc.strategy }) },
+    { name: 'b', request: parseSide('b', { strategy: doc.strategy === 'sentence' ? 'token' : 'sentence' }) },
+  ];
+  const results = await Promise.all(sides.map(({ request }) => api(`/v1/documents/${id}/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => ({ ok: r }), (e) => ({ error: e.message }))));
+  const length = results.find((r) => r.ok)?.ok.canonicalLength ?? 1;
+  const maxTokens = Math.max(1, ...results.flatMap((r) => (r.ok ? r.ok.chunks.map((c) => c.tokens) : [])));
+  const starts = results.map((r) => new Set(r.ok?.chunks.map((c) => c.start) ?? []));
+  const shared = [...starts[0]].filter((s) => starts[1].has(s)).length;
+  const columns = [];
+  const sideLists = [];
+  sides.forEach(({ name, request }, k) => {
+    const result = results[k];
+    const strategy = el('input', { name: 'strategy', list: 'strategies', value: request.strategy ?? '', 'aria-label': `strategy ${name.toUpperCase()}` });
+    const { strategy: _s, ...rest } = request;
+    const options = el('input', { name: 'options', class: 'options', value: JSON.stringify(rest.chunkOptions || rest.tokenizer ? rest : {}), 'aria-label': `options ${name.toUpperCase()} (JSON: chunkOptions, tokenizer)` });
+    const form = el('form', { class: 'side-form', onsubmit: (e) => {
+      e.preventDefault();
+      const next = new URLSearchParams(params);
+      let extra = {};
+      try { extra = JSON.parse(options.value || '{}'); } catch { options.setCustomValidity('not JSON'); options.reportValidity(); return; }
+      next.set(name, JSON.stringify({ strategy: strategy.value, ...extra }));
+      if (!next.has(k === 0 ? 'b' : 'a')) next.set(k === 0 ? 'b' : 'a', JSON.stringify(sides[1 - k].request));
+      location.hash = `#/compare/${id}?${next}`;
+    } }, el('strong', {}, name.toUpperCase()), ' ', strategy, ' ', options, ' ', el('button', { type: 'submit' }, 'Chunk'));
+    const column = el('section', { class: 'compare-side', id: `compare-${name}` }, form);
+    if (result.error) {
+      column.append(el('p', { role: 'alert', class: 'error' }, `Error: ${result.error}`));
+      columns.push(column);
+      return;
+    }
+    const { chunks } = result.ok;
+    const st = stats(chunks);
+    column.dataset.count = String(st.count);
+    column.append(
+      el('p', { class: 'summary' }, `${st.count} chunks · ${st.tokens} tokens · tokens per chunk min ${st.min} / median ${st.median} / max ${st.max} · ${st.chars} chars on average · ${result.ok.strategy} (${result.ok.tokenizer})`),
+      histogram(chunks, maxTokens),
+    );
+    const pane = el('div', { class: 'pane list', id: `list-${name}`, role: 'listbox', 'aria-label': `chunks of ${name.toUpperCase()}`, tabindex: '0' });
+    column.append(pane);
+    columns.push(column);
+    sideLists.push({ name, chunks, pane, marked: new Set() });
+  });
+  view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id}: compare strategies`), docTabs(id, 'compare'),
+    el('datalist', { id: 'strategies' }, ...STRATEGIES.map((s) => el('option', { value: s }))),
+    el('p', { class: 'meta', id: 'shared' }, `${shared} chunk starts in common (of ${starts[0].size} in A, ${starts[1].size} in B) over ${length} characters of canonical text`),
+    boundaryStrip(sideLists.map(({ name, chunks }) => ({ name, chunks })), length),
+    el('div', { class: 'compare' }, ...columns));
+  for (const side of sideLists) {
+    const other = () => sideLists.find((s) => s !== side);
+    side.list = new VirtualList(side.pane, {
+      count: side.chunks.length,
+      estimate: (i) => estimateText(side.chunks[i].text, side.pane.clientWidth || 500, 30),
+      render: (i) => chunkRow(side.chunks[i], i, { idPrefix: `${side.name}-chunk`, marked: side.marked.has(i), onclick: () => {
+        // Mark the chunk and, on the other side, the chunks that overlap its span.
+        const c = side.chunks[i];
+        for (const s of sideLists) { const old = [...s.marked]; s.marked.clear(); old.forEach((j) => s.list.refresh(j)); }
+        side.marked.add(i);
+        side.list.refresh(i);
+        const o = other();
+        if (!o) return;
+        o.chunks.forEach((d, j) => { if (d.start < c.end && d.end > c.start) o.marked.add(j); });
+        o.marked.forEach((j) => o.list.refresh(j));
+        if (o.marked.size) o.list.scrollToIndex(Math.min(...o.marked), 'start');
+      } }),
+    });
+    lists.push(side.list);
+  }
+  document.body.dataset.ready = 'compare';
 }
 
 async function searchView(params) {
@@ -131,16 +382,22 @@ async function searchView(params) {
 
 async function route() {
   document.body.dataset.ready = '';
+  delete document.body.dataset.loaded;
+  dropLists();
   const [path, search] = location.hash.slice(1).split('?');
   const params = new URLSearchParams(search ?? '');
   try {
     if (path?.startsWith('/doc/')) await documentView(decodeURIComponent(path.slice(5)), params);
+    else if (path?.startsWith('/text/')) await textView(decodeURIComponent(path.slice(6)));
+    else if (path?.startsWith('/compare/')) await compareView(decodeURIComponent(path.slice(9)), params);
     else if (path === '/search') await searchView(params);
     else { await libraryView(); document.body.dataset.ready = 'library'; }
   } catch (error) {
     view.replaceChildren(el('p', { role: 'alert' }, `Error: ${error.message}`));
     document.body.dataset.ready = 'error';
   }
+  // When the view was drawn, ms after navigation (bench/inspector.ts reads it).
+  performance.mark(`ready:${document.body.dataset.ready}`);
 }
 document.getElementById('search-form').addEventListener('submit', (e) => {
   e.preventDefault();

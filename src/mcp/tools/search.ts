@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { asList } from '../../retrieval/filter.js';
 import { RetrievalOptionsSchema } from '../../retrieval/options.js';
-import { retrieve, type RetrievalResult, type RetrievedHit } from '../../retrieval/pipeline.js';
+import type { RetrievalResult, RetrievedHit } from '../../retrieval/pipeline.js';
 import { citationLine, citationOf } from '../citations.js';
 import { documentOf } from '../documents.js';
 import { CitationSchema, SectionOutputSchema } from '../schemas.js';
 import { defineTool } from './tool.js';
 
 /** The search options an agent sets: those of the library API and the CLI, from the same schema. */
-const options = RetrievalOptionsSchema.pick({ k: true, mode: true, filter: true, section: true, sectionReferences: true, neighbors: true }).shape;
+const options = RetrievalOptionsSchema.pick({ k: true, mode: true, filter: true, section: true, sectionReferences: true, neighbors: true, weights: true, rerank: true, explain: true }).shape;
 
 export const SearchInput = z.object({
   query: z.string().trim().min(1).max(4000)
@@ -25,6 +25,8 @@ const HitOutput = z.object({
   blockIds: z.array(z.string()).describe('every block of the passage, in document order'),
   alsoIn: z.array(CitationSchema).describe('other places with exactly this text (the same content in another file or format)'),
   section: SectionOutputSchema.omit({ docId: true }).optional().describe('the section the query named, when the hit lies in it'),
+  scores: z.record(z.string(), z.number()).optional()
+    .describe('with explain: each retriever\'s score and rank (bm25, bm25Rank, vector, vectorRank), the fused and rerank scores'),
 });
 
 export const SearchOutput = z.object({
@@ -38,6 +40,7 @@ export const SearchOutput = z.object({
     sections: z.array(SectionOutputSchema),
     unresolved: z.array(z.string()),
   }).optional().describe('the section the query or `section` named and how it was resolved'),
+  explanation: z.record(z.string(), z.unknown()).optional().describe('with explain: retriever runs, fusion, section resolution, merging'),
 });
 type SearchOutput = z.output<typeof SearchOutput>;
 
@@ -49,35 +52,35 @@ export const searchTool = defineTool({
   description: (ctx) => [
     ctx.options.describe ? `Search ${ctx.options.describe}.` : 'Search the documents in this Groundwork library.',
     'Returns passages with their citation (file, pages, heading path, block id) and text: cite them when you answer.',
-    'BM25 understands Chinese and English; a section named in the query (第三章第二节, 3.2节, Section 3.2, chapter 4, Appendix B) keeps the search inside that section.',
+    'It searches by keywords (bm25, Chinese and English), by meaning (vector) or both (hybrid, the default when the library has vectors); a section named in the query (第三章第二节, 3.2节, Section 3.2, chapter 4, Appendix B) keeps the search inside that section.',
     'Use `section` for an explicit heading ("3.2" or "第三章 > 3.2 前提条件"), `filter` to keep to documents, formats, paths, pages or headings,',
-    '`neighbors` for the blocks around each hit; get_block, get_outline and read_section read further.',
+    '`neighbors` for the blocks around each hit, `explain` for each hit\'s scores; get_block, get_outline and read_section read further.',
   ].join(' '),
   input: SearchInput,
   output: SearchOutput,
-  async run(args, ctx) {
+  async run(args, ctx, extra) {
     const { query, ...rest } = args;
     const filter = rest.filter ? { ...rest.filter } : undefined;
     if (filter?.docId !== undefined) {
       // Ids, id prefixes or paths, as list_documents shows them.
       filter.docId = await Promise.all(asList(filter.docId).map(async (ref) => (await documentOf(ctx.library, ref)).id));
     }
-    const result = await retrieve(query, { ...rest, ...(filter && { filter }) }, ctx.sources);
+    const result = await ctx.library.search(query, { ...rest, ...(filter && { filter }) }, { ...(ctx.reranker && { reranker: ctx.reranker }), signal: extra.signal });
     const titles = new Map<string, string | null>();
     for (const docId of result.hits.flatMap((h) => [h.docId, ...h.duplicates.map((d) => d.docId)])) {
       if (!titles.has(docId)) titles.set(docId, (await ctx.library.document(docId))?.title ?? null);
     }
-    const structured = searchOutput(query, result, titles);
+    const structured = searchOutput(query, result, titles, args.explain);
     return { structured, text: renderSearch(structured) };
   },
 });
 
-function searchOutput(query: string, result: RetrievalResult, titles: ReadonlyMap<string, string | null>): SearchOutput {
+function searchOutput(query: string, result: RetrievalResult, titles: ReadonlyMap<string, string | null>, explain: boolean): SearchOutput {
   const out: SearchOutput = {
     query,
     keywords: result.keywords,
     mode: result.mode,
-    hits: result.hits.map((hit, i) => hitOutput(hit, i + 1, titles)),
+    hits: result.hits.map((hit, i) => hitOutput(hit, i + 1, titles, explain)),
   };
   if (result.section) {
     out.section = {
@@ -87,10 +90,11 @@ function searchOutput(query: string, result: RetrievalResult, titles: ReadonlyMa
       unresolved: result.section.unresolved,
     };
   }
+  if (explain && result.explanation) out.explanation = result.explanation as unknown as Record<string, unknown>;
   return out;
 }
 
-function hitOutput(hit: RetrievedHit, rank: number, titles: ReadonlyMap<string, string | null>): SearchOutput['hits'][number] {
+function hitOutput(hit: RetrievedHit, rank: number, titles: ReadonlyMap<string, string | null>, explain: boolean): SearchOutput['hits'][number] {
   return {
     rank,
     score: hit.score,
@@ -100,6 +104,7 @@ function hitOutput(hit: RetrievedHit, rank: number, titles: ReadonlyMap<string, 
     blockIds: hit.blockIds,
     alsoIn: hit.duplicates.map((d) => citationOf(d, d.blockId, titles.get(d.docId) ?? null)),
     ...(hit.section && { section: hit.section }),
+    ...(explain && { scores: hit.scores as Record<string, number> }),
   };
 }
 
@@ -115,6 +120,7 @@ export function renderSearch(out: SearchOutput): string {
   }
   for (const hit of out.hits) {
     lines.push('', `[${hit.rank}] ${citationLine(hit.citation)}`);
+    if (hit.scores) lines.push(`    scores: ${Object.entries(hit.scores).map(([name, value]) => `${name} ${Number.isInteger(value) ? value : value.toPrecision(4)}`).join(', ')}`);
     for (const other of hit.alsoIn) lines.push(`    also in ${citationLine(other)}`);
     lines.push(hit.text);
   }

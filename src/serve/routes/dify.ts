@@ -1,11 +1,10 @@
 import { basename } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { librarySources } from '../../retrieval/library-source.js';
-import { retrieve } from '../../retrieval/pipeline.js';
 import type { StoredDocument } from '../../store/types.js';
 import { HttpError } from '../errors.js';
 import { route } from '../route.js';
+import { abandonedSignal } from './search.js';
 import type { ServeContext } from '../server.js';
 
 /**
@@ -36,7 +35,7 @@ export const DifyRequestSchema = z.object({
 export const DifyResponseSchema = z.object({
   records: z.array(z.object({
     content: z.string(),
-    score: z.number().describe('the BM25 (or fused) score over the best hit\'s: 1 for the best, in (0, 1]'),
+    score: z.number().describe('the hit\'s score (BM25, or the fused score in hybrid mode, as `groundwork search` ranks) over the best hit\'s: 1 for the best, in (0, 1]'),
     title: z.string(),
     metadata: z.record(z.string(), z.unknown()),
   })),
@@ -62,7 +61,6 @@ function difyError(error: unknown): { status: number; body: unknown } | undefine
 /** `POST /retrieval`. */
 export function difyRoutes(ctx: ServeContext) {
   return async (app: FastifyInstance) => {
-    const sources = librarySources(ctx.library);
     route(app, {
       method: 'POST', url: '/retrieval', operationId: 'difyRetrieval', tags: ['dify'], scope: 'read', errorStyle: difyError,
       summary: 'Dify external knowledge API: records for a query (connect a Dify knowledge base to this library)',
@@ -72,11 +70,12 @@ export function difyRoutes(ctx: ServeContext) {
         403: { description: '1001 invalid Authorization header, 1002 authorization failed', schema: DifyErrorSchema },
         404: { description: '2001 the knowledge does not exist', schema: DifyErrorSchema },
       },
-      handler: async ({ body }) => {
+      handler: async ({ body }, _request, reply) => {
         const docIds = await scopeDocuments(ctx, body.knowledge_id, body.metadata_condition);
         if (docIds !== undefined && docIds.length === 0) return { records: [] };
         if (body.query.trim() === '') return { records: [] };
-        const result = await retrieve(body.query, { k: body.retrieval_setting.top_k, ...(docIds && { filter: { docId: docIds } }) }, sources);
+        // `library.search` in its default mode: hybrid when the library has vectors and an embedder, else bm25.
+        const result = await ctx.search(body.query, { k: body.retrieval_setting.top_k, ...(docIds && { filter: { docId: docIds } }) }, abandonedSignal(reply));
         const best = result.hits[0]?.score ?? 0;
         const docs = new Map<string, StoredDocument | undefined>();
         const records = [];

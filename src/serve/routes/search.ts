@@ -1,8 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { librarySources } from '../../retrieval/library-source.js';
 import { RetrievalOptionsSchema } from '../../retrieval/options.js';
-import { retrieve, type RetrievedHit } from '../../retrieval/pipeline.js';
+import type { RetrievedHit } from '../../retrieval/pipeline.js';
+import { ErrorBodySchema } from '../errors.js';
 import { route } from '../route.js';
 import { SearchResponseSchema } from '../schemas.js';
 import type { ServeContext } from '../server.js';
@@ -12,21 +12,22 @@ export const SearchRequestSchema = RetrievalOptionsSchema.extend({
   query: z.string().min(1).max(10_000).describe('plain text in any language; a section named in it (3.2, 第三章第二节) is looked up'),
 }).strict().meta({ id: 'SearchRequest' });
 
-/** POST /v1/search: the retrieval pipeline, as `groundwork search` runs it. */
+/** POST /v1/search: `library.search`, as `groundwork search` runs it (same options, same error codes). */
 export function searchRoutes(ctx: ServeContext) {
   return async (app: FastifyInstance) => {
-    const sources = librarySources(ctx.library);
     route(app, {
       method: 'POST', url: '/search', operationId: 'search', tags: ['search'], scope: 'read',
-      summary: 'Search the library (bm25 now; vector and hybrid once a library has vectors): section-aware, merged, deduplicated passages',
+      summary: 'Search the library by keywords (bm25), meaning (vector) or both (hybrid, the default when the library has vectors): section-aware, merged, deduplicated passages',
       body: SearchRequestSchema,
       responses: {
         200: { description: 'hits, best first', schema: SearchResponseSchema },
-        404: { description: 'the `section` option names no section (NOT_FOUND)' },
+        400: { description: 'bad options; vector or hybrid without vectors or without the embedder of the library\'s model; rerank without a reranker (INVALID_OPTIONS)', schema: ErrorBodySchema },
+        404: { description: 'the `section` option names no section (NOT_FOUND)', schema: ErrorBodySchema },
+        502: { description: 'the embedder or reranker failed (EMBEDDER)', schema: ErrorBodySchema },
       },
-      handler: async ({ body }) => {
+      handler: async ({ body }, _request, reply) => {
         const { query, ...options } = body;
-        const result = await retrieve(query, options, sources);
+        const result = await ctx.search(query, options, abandonedSignal(reply));
         return {
           hits: result.hits.map(hitJson),
           keywords: result.keywords,
@@ -37,6 +38,15 @@ export function searchRoutes(ctx: ServeContext) {
       },
     });
   };
+}
+
+/** Aborts when the client goes away before the answer is sent (the query's embedding is then abandoned). */
+export function abandonedSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
+  });
+  return controller.signal;
 }
 
 function hitJson(hit: RetrievedHit): z.output<typeof SearchResponseSchema>['hits'][number] {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { GroundworkError } from '../../errors.js';
+import { JOB_COLUMNS, jobRowValues, patchAssignments, toJob } from '../jobs.js';
 import type { JobPatch, JobQuery, JobRecord, JobState } from '../types.js';
 
 type Row = Record<string, any>;
@@ -25,25 +26,12 @@ export const JOBS_MIGRATION = {
     CREATE INDEX jobs_created ON jobs (created_at DESC, id DESC);`,
 };
 
-const PATCH_COLUMNS: Record<keyof JobPatch, { column: string; json: boolean }> = {
-  state: { column: 'state', json: false },
-  progress: { column: 'progress', json: true },
-  result: { column: 'result', json: true },
-  error: { column: 'error', json: true },
-  attempts: { column: 'attempts', json: false },
-  startedAt: { column: 'started_at', json: false },
-  finishedAt: { column: 'finished_at', json: false },
-};
-
-const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+/** pg returns `json` columns parsed. */
+const rowToJob = (row: Row) => toJob(row, (value) => value);
 
 export async function createJob(pool: pg.Pool, job: JobRecord): Promise<void> {
   try {
-    await pool.query(
-      `INSERT INTO jobs (id, kind, state, input, progress, result, error, attempts, created_at, updated_at, started_at, finished_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [job.id, job.kind, job.state, JSON.stringify(job.input), json(job.progress), json(job.result), json(job.error), job.attempts, job.createdAt, job.updatedAt, job.startedAt, job.finishedAt],
-    );
+    await pool.query(`INSERT INTO jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`, jobRowValues(job));
   } catch (error) {
     if (error instanceof pg.DatabaseError && error.code === '23505') throw new GroundworkError('INVALID_OPTIONS', `a job with id ${job.id} exists already`);
     throw error;
@@ -52,7 +40,7 @@ export async function createJob(pool: pg.Pool, job: JobRecord): Promise<void> {
 
 export async function getJob(pool: pg.Pool, id: string): Promise<JobRecord | undefined> {
   const { rows } = await pool.query('SELECT * FROM jobs WHERE id = $1', [id]);
-  return rows[0] ? toJob(rows[0]) : undefined;
+  return rows[0] ? rowToJob(rows[0]) : undefined;
 }
 
 export async function listJobs(pool: pg.Pool, query: JobQuery = {}): Promise<JobRecord[]> {
@@ -61,17 +49,15 @@ export async function listJobs(pool: pg.Pool, query: JobQuery = {}): Promise<Job
   const params: unknown[] = [query.limit ?? 100];
   if (states.length > 0) params.push([...states]);
   const { rows } = await pool.query(`SELECT * FROM jobs ${where} ORDER BY created_at DESC, id DESC LIMIT $1`, params);
-  return rows.map(toJob);
+  return rows.map(rowToJob);
 }
 
 /** One statement: the state test and the change are atomic (a compare-and-set with `ifState`). */
 export async function updateJob(pool: pg.Pool, id: string, patch: JobPatch, ifState: readonly JobState[] | undefined): Promise<JobRecord | undefined> {
   const sets = ['updated_at = $2'];
   const params: unknown[] = [id, new Date().toISOString()];
-  for (const [field, value] of Object.entries(patch) as [keyof JobPatch, unknown][]) {
-    if (value === undefined) continue;
-    const { column, json: isJson } = PATCH_COLUMNS[field];
-    params.push(isJson ? json(value) : value);
+  for (const { column, value } of patchAssignments(patch)) {
+    params.push(value);
     sets.push(`${column} = $${params.length}`);
   }
   let where = 'id = $1';
@@ -80,22 +66,5 @@ export async function updateJob(pool: pg.Pool, id: string, patch: JobPatch, ifSt
     where += ` AND state = ANY($${params.length}::text[])`;
   }
   const { rows } = await pool.query(`UPDATE jobs SET ${sets.join(', ')} WHERE ${where} RETURNING *`, params);
-  return rows[0] ? toJob(rows[0]) : undefined;
-}
-
-function toJob(row: Row): JobRecord {
-  return {
-    id: row.id,
-    kind: row.kind,
-    state: row.state,
-    input: row.input,
-    progress: row.progress ?? null,
-    result: row.result ?? null,
-    error: row.error ?? null,
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-  };
+  return rows[0] ? rowToJob(rows[0]) : undefined;
 }

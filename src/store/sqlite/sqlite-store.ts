@@ -516,6 +516,15 @@ export class SqliteStore implements LibraryStore {
     }
   }
 
+  async *dumpVectors(space: VectorSpace, pageSize = 1000): AsyncIterable<VectorEntry[]> {
+    for (let after: { vectorId: number; blockRowid: number } | undefined = { vectorId: 0, blockRowid: 0 }; after; ) {
+      const from: { vectorId: number; blockRowid: number } = after;
+      const page = this.read(() => this.vectors.dumpPage(space.model, Math.max(1, pageSize), from));
+      if (page.entries.length > 0) yield page.entries;
+      after = page.entries.length < pageSize ? undefined : page.last;
+    }
+  }
+
   /**
    * The checks of src/store/sqlite/sqlite-check.ts on one snapshot (other processes go on reading
    * and writing); FTS5's own check (full) and the repairs under the write lock; then, after

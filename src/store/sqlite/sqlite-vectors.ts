@@ -343,6 +343,32 @@ export class SqliteVectors {
     return ids.length;
   }
 
+  /**
+   * One page of the model's block links for copying (`LibraryStore.dumpVectors`), after `after`
+   * (vector id, block rowid), by vector then block: a vector's float copy with its first block only.
+   */
+  dumpPage(model: string, limit: number, after: { vectorId: number; blockRowid: number }): { entries: VectorEntry[]; last: { vectorId: number; blockRowid: number } | undefined } {
+    const info = this.slotOf(model);
+    if (!info) return { entries: [], last: undefined };
+    this.available();
+    const rows = this.cached(
+      `SELECT bv.vector_id AS vector_id, bv.block_rowid AS block_rowid, b.id AS block_id, v.hash AS hash
+       FROM block_vectors bv JOIN blocks b ON b.rowid = bv.block_rowid JOIN vectors v ON v.id = bv.vector_id
+       WHERE bv.slot = @slot AND (bv.vector_id, bv.block_rowid) > (@vectorId, @blockRowid)
+       ORDER BY bv.vector_id, bv.block_rowid LIMIT @n`,
+    ).all({ slot: info.slot, vectorId: after.vectorId, blockRowid: after.blockRowid, n: limit }) as Row[];
+    const read = this.cached(`SELECT emb FROM vec_f${info.slot} WHERE rowid = ?`).pluck();
+    let previous = after.vectorId;
+    const entries = rows.map((row): VectorEntry => {
+      if (row.vector_id === previous) return { blockId: row.block_id, hash: row.hash };
+      previous = row.vector_id;
+      const bytes = read.get(BigInt(row.vector_id)) as Buffer;
+      return { blockId: row.block_id, hash: row.hash, vector: new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) };
+    });
+    const tail = rows.at(-1);
+    return { entries, last: tail ? { vectorId: tail.vector_id, blockRowid: tail.block_rowid } : undefined };
+  }
+
   drop(model: string): number {
     const info = this.slotOf(model);
     if (!info) return 0;

@@ -87,6 +87,7 @@ export async function main(): Promise<void> {
     },
     { label: 'groundwork encode', run: (t) => ours.encode(t), reset: resetOurs, peer: false },
     { label: 'groundwork encodeWithOffsets', run: (t) => ours.encodeWithOffsets(t), reset: resetOurs, peer: false },
+    { label: 'groundwork tokenEnds', run: (t) => ours.tokenEnds(t), reset: resetOurs, peer: false },
     { label: 'gpt-tokenizer 4.0.0 countTokens', run: (t) => gptCl100k.countTokens(t), reset: resetGpt, peer: true },
     { label: 'gpt-tokenizer 4.0.0 encode', run: (t) => gptCl100k.encode(t, { disallowedSpecial: new Set() }), reset: resetGpt, peer: true },
     { label: 'js-tiktoken 1.0.21 encode (its only way to count)', run: (t) => js.encode(t, [], []), reset: nothing, peer: true },

@@ -1,5 +1,5 @@
 import { invalidOption } from '../errors.js';
-import { graphemeCeil, graphemeFloor, isGraphemeBoundary } from '../text/graphemes.js';
+import { Graphemes } from '../text/graphemes.js';
 import { MathIndex } from '../text/math.js';
 import { isSpace, splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
@@ -62,14 +62,14 @@ export function sentenceWindows(text: string, options: SentenceChunkOptions, tok
   // One encoding of the whole text; every sentence and chunk count re-tokenizes only its edges.
   const countTokens = sliceCounter(text, tokenizer, 0, tokenEndsOf(tokenizer, text));
   const measure = options.lengthUnit === 'tokens' ? countTokens : (a: number, b: number) => b - a;
-  const units = sentenceUnits(text, options, tokenizer, measure, new MathIndex(text));
+  const units = sentenceUnits(text, options, tokenizer, measure, new MathIndex(text), new Graphemes(text));
   const windows = packUnits(units, options, measure);
   if (options.lengthUnit === 'tokens') return windows;
   for (const w of windows) w.tokens = countTokens(w.start, w.end);
   return windows;
 }
 
-function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: Tokenizer, measure: (a: number, b: number) => number, math: MathIndex): Unit[] {
+function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: Tokenizer, measure: (a: number, b: number) => number, math: MathIndex, graphemes: Graphemes): Unit[] {
   const units: Unit[] = [];
   for (const span of splitSentences(text)) {
     let start = span.start;
@@ -77,14 +77,14 @@ function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: T
     while (start < end && isSpace(text.charCodeAt(start))) start++;
     while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
     if (start === end) continue;
-    start = graphemeFloor(text, start);
-    end = graphemeCeil(text, end);
+    start = graphemes.floor(start);
+    end = graphemes.ceil(end);
     const size = measure(start, end);
     if (size <= options.chunkSize) units.push({ start, end, size });
     else if (options.lengthUnit === 'tokens') {
-      for (const w of tokenWindows(text, start, end, options.chunkSize, 0, tokenizer)) units.push({ start: w.start, end: w.end, size: w.tokens });
+      for (const w of tokenWindows(text, start, end, options.chunkSize, 0, tokenizer, graphemes)) units.push({ start: w.start, end: w.end, size: w.tokens });
     } else {
-      pushCharWindows(text, start, end, options.chunkSize, units, math);
+      pushCharWindows(graphemes, start, end, options.chunkSize, units, math);
     }
   }
   return units;
@@ -94,29 +94,28 @@ function sentenceUnits(text: string, options: SentenceChunkOptions, tokenizer: T
  * Cuts [start, end) into pieces of at most `size` UTF-16 code units: after the last whitespace that
  * fits (the whitespace itself falls between pieces), else at the last grapheme boundary that fits.
  */
-function pushCharWindows(text: string, start: number, end: number, size: number, units: Unit[], math: MathIndex): void {
+function pushCharWindows(graphemes: Graphemes, start: number, end: number, size: number, units: Unit[], math: MathIndex): void {
+  const text = graphemes.text;
   let a = start;
   while (a < end) {
     if (end - a <= size) {
       units.push({ start: a, end, size: end - a });
       return;
     }
-    let b = graphemeFloor(text, a + size);
+    let b = graphemes.floor(a + size);
     let next = b;
     let w = b;
     while (w > a && !isSpace(text.charCodeAt(w - 1))) w--;
-    if (w > a && isGraphemeBoundary(text, w)) {
+    if (w > a && graphemes.isBoundary(w)) {
       next = w;
-      b = w;
-      while (b > a && isSpace(text.charCodeAt(b - 1))) b--;
+      b = trimBack(graphemes, a, w);
     }
     // A grapheme cluster wider than `size`: take it whole.
-    if (b <= a) b = next = graphemeCeil(text, a + 1);
+    if (b <= a) b = next = graphemes.next(a);
     // An equation that would be cut goes whole to the next piece (unless it alone is over the size).
     const split = math.containing(b);
     if (split && split.start > a) {
-      let c = split.start;
-      while (c > a && isSpace(text.charCodeAt(c - 1))) c--;
+      const c = trimBack(graphemes, a, split.start);
       if (c > a) {
         b = c;
         next = split.start;
@@ -125,7 +124,16 @@ function pushCharWindows(text: string, start: number, end: number, size: number,
     units.push({ start: a, end: b, size: b - a });
     a = next;
     while (a < end && isSpace(text.charCodeAt(a))) a++;
+    // Whitespace that carries combining marks starts the next piece with them.
+    if (a < end) a = Math.max(next, graphemes.floor(a));
   }
+}
+
+/** `to` moved back over whitespace (not before `from`), then forward to a grapheme boundary (not past `to`). */
+function trimBack(graphemes: Graphemes, from: number, to: number): number {
+  let b = to;
+  while (b > from && isSpace(graphemes.text.charCodeAt(b - 1))) b--;
+  return b < to && b > from ? Math.min(to, graphemes.ceil(b)) : b;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { headingPaths } from '../document/build.js';
 import type { Document, Element } from '../document/types.js';
+import { Graphemes } from '../text/graphemes.js';
 import { tableLayoutFromLines, tableLayoutFromElement, type ColumnRange, type TableLayout, type TableView } from './structure-tables.js';
 
 /**
@@ -46,6 +47,8 @@ export interface Unit {
   continuationView?: TableView;
   /** True when the unit is a piece of a larger unit (sentence, line, row, token run). */
   piece?: boolean;
+  /** A piece that is one grapheme cluster over the limit on its own: its chunk gets no prefix. */
+  bare?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,10 +173,18 @@ function isBlank(line: Line): boolean {
   return line.text.trim() === '';
 }
 
-/** Narrows [start, end) to its non-whitespace extent (end <= start when it is all whitespace). */
-function trimSpan(text: string, start: number, end: number): [number, number] {
+/**
+ * Narrows [start, end) to its non-whitespace extent (end <= start when it is all whitespace),
+ * widened back to grapheme boundaries: a space that carries combining marks stays with them.
+ */
+function trimSpan(graphemes: Graphemes, start: number, end: number): [number, number] {
+  const text = graphemes.text;
+  const from = start;
+  const to = end;
   while (start < end && isSpace(text.charCodeAt(start))) start++;
   while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  if (start > from && start < end) start = Math.max(from, graphemes.floor(start));
+  if (end < to && end > start) end = Math.min(to, graphemes.ceil(end));
   return [start, end];
 }
 
@@ -265,7 +276,11 @@ class TextUnitBuilder {
   private inList = false;
   afterBlank = false;
 
-  constructor(private readonly text: string) {}
+  private readonly graphemes: Graphemes;
+
+  constructor(private readonly text: string) {
+    this.graphemes = new Graphemes(text);
+  }
 
   get inParagraph(): boolean {
     return this.paraStart >= 0;
@@ -285,7 +300,7 @@ class TextUnitBuilder {
   }
 
   add(unit: Omit<Unit, 'path'>): void {
-    const [start, end] = trimSpan(this.text, unit.start, unit.end);
+    const [start, end] = trimSpan(this.graphemes, unit.start, unit.end);
     if (end > start) this.units.push({ ...unit, start, end, path: this.path });
     this.afterBlank = false;
   }

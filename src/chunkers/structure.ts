@@ -1,5 +1,6 @@
 import type { Document } from '../document/types.js';
 import { invalidOption } from '../errors.js';
+import { Graphemes } from '../text/graphemes.js';
 import { MathIndex } from '../text/math.js';
 import { splitSentences } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
@@ -107,7 +108,6 @@ interface Sized extends Unit {
   exact?: number;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 /** Characters a token cut prefers to end after: whitespace is handled separately. */
 const SOFT_BREAKS = new Set(['，', '、', '；', '：', ',', ';', ':', '。', '！', '？', '.', '!', '?', '）', ')']);
 /** Average line length (UTF-16 units) from which a block's lines count as paragraphs of their own. */
@@ -185,12 +185,16 @@ class Packer {
   private groupEnd: number[] = [];
   /** Body of the previous chunk when the next chunk may continue it (for overlap). */
   private previous: { start: number; end: number; kind: Content } | undefined;
+  /** Exact grapheme boundaries of the base text (cuts never split a cluster, however long). */
+  private readonly graphemes: Graphemes;
 
   constructor(
     private readonly base: string,
     private readonly options: StructureOptions,
     private readonly tokenizer: Tokenizer,
-  ) {}
+  ) {
+    this.graphemes = new Graphemes(base);
+  }
 
   run(raw: Unit[]): Chunk[] {
     for (const unit of raw) this.expand(unit, this.units);
@@ -254,6 +258,8 @@ class Packer {
   }
 
   private prefixFor(unit: Unit, overlap = ''): string {
+    // A cluster over the limit alone is a chunk of its own, as small as it can be: nothing added.
+    if (unit.bare) return '';
     return this.breadcrumb(unit) + overlap + (unit.context ?? '');
   }
 
@@ -609,9 +615,17 @@ class Packer {
     return spans;
   }
 
+  /**
+   * [start, end) without its leading and trailing whitespace, widened back to grapheme boundaries:
+   * a space that carries combining marks (or follows a Prepend character) stays with its cluster.
+   */
   private trim(start: number, end: number): [number, number] {
+    const from = start;
+    const to = end;
     while (start < end && isSpace(this.base.charCodeAt(start))) start++;
     while (end > start && isSpace(this.base.charCodeAt(end - 1))) end--;
+    if (start > from && start < end) start = Math.max(from, this.graphemes.floor(start));
+    if (end < to && end > start) end = Math.min(to, this.graphemes.ceil(end));
     return [start, end];
   }
 
@@ -635,7 +649,13 @@ class Packer {
       const prefixTokens = this.countCached(prefix);
       const { end, tokens } = this.keepMath(prefix, s, this.fitCut(prefix, s, unit.end, limit), limit, this.mathIn(unit.start, unit.end));
       const [, trimmedEnd] = this.trim(s, end);
-      pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
+      if (tokens > limit) {
+        // Only one grapheme cluster is ever over the limit (fitCut takes at least one, whole): it
+        // goes without prefix, alone, over the chunk size.
+        pieces.push({ ...piece, end: trimmedEnd, bare: true, tokens: this.count(this.base.slice(s, trimmedEnd)) });
+      } else {
+        pieces.push({ ...piece, end: trimmedEnd, tokens: Math.max(1, tokens - prefixTokens) });
+      }
       [s] = this.trim(end, unit.end);
     }
     return pieces;
@@ -720,11 +740,11 @@ class Packer {
     return cut;
   }
 
-  /** Just after the last whitespace or soft punctuation in the last fifth of [s, cut), else cut. */
+  /** Just after the last whitespace or soft punctuation in the last fifth of [s, cut) (at a grapheme boundary), else cut. */
   private breakBefore(s: number, cut: number): number {
     const floor = cut - Math.floor((cut - s) / 5);
     for (let p = cut - 1; p > floor && p > s; p--) {
-      if (isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) return p + 1;
+      if ((isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) && this.graphemes.isBoundary(p + 1)) return p + 1;
     }
     return cut;
   }
@@ -745,12 +765,12 @@ class Packer {
     return s + Math.floor(((windowEnd - s) * limit) / Math.max(1, windowTokens));
   }
 
-  /** Moves a cut back to just after whitespace or punctuation when one is close (last 20%). */
+  /** Moves a cut back to just after whitespace or punctuation when one is close (last 20%) and ends a grapheme cluster. */
   private preferBreak(s: number, best: { end: number; tokens: number }, end: number, limit: number, measure: (cut: number) => number): { end: number; tokens: number } {
     if (best.end >= end) return best;
     const floor = best.end - Math.floor((best.end - s) / 5);
     for (let p = best.end - 1; p > floor && p > s; p--) {
-      if (isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) {
+      if ((isSpace(this.base.charCodeAt(p)) || SOFT_BREAKS.has(this.base[p]!)) && this.graphemes.isBoundary(p + 1)) {
         // A shorter text can (rarely) count more tokens: keep the break only if it still fits.
         const tokens = measure(p + 1);
         return tokens <= limit ? { end: p + 1, tokens } : best;
@@ -759,20 +779,16 @@ class Packer {
     return best;
   }
 
+  /** End of the grapheme cluster that starts at `s`, whole whatever its length (at most `end`). */
   private graphemeEnd(s: number, end: number): number {
-    const window = this.base.slice(s, Math.min(end, s + 64));
-    const first = graphemes.segment(window)[Symbol.iterator]().next();
-    return first.done ? end : s + first.value.segment.length;
+    return Math.min(end, this.graphemes.next(this.graphemes.floor(s)));
   }
 
-  /** The grapheme boundary at or before `cut` (but after `s`). */
+  /** The grapheme boundary at or before `cut` (but after `s`: else the end of the first cluster). */
   private snap(s: number, cut: number, end: number): number {
     if (cut >= end) return end;
     if (cut <= s) return this.graphemeEnd(s, end);
-    const from = Math.max(s, cut - 32);
-    const window = this.base.slice(from, Math.min(end, cut + 32));
-    const seg = graphemes.segment(window).containing(cut - from);
-    const boundary = seg ? from + seg.index : cut;
+    const boundary = this.graphemes.floor(cut);
     return boundary > s ? boundary : this.graphemeEnd(s, end);
   }
 

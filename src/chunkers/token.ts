@@ -1,7 +1,7 @@
 import { headingPaths } from '../document/build.js';
 import type { Document, Element } from '../document/types.js';
 import { invalidOption } from '../errors.js';
-import { graphemeCeil, graphemeFloor } from '../text/graphemes.js';
+import { Graphemes, graphemesOf } from '../text/graphemes.js';
 import { MathIndex } from '../text/math.js';
 import { isSpace } from '../text/sentences.js';
 import type { Tokenizer } from '../tokens/types.js';
@@ -12,7 +12,9 @@ import type { Chunk, ChunkKind, ChunkerDefinition } from './types.js';
  * The text is tokenized once (with offsets); windows are cut at token ends mapped back to the
  * string, moved back to a grapheme boundary, and each window's text is counted exactly. Where the
  * re-tokenized slice has more tokens than the window (BPE merges differently at the cut edges),
- * the window shrinks until it fits. Linear in the input: the text is tokenized once, and each
+ * the window shrinks until it fits; where no token end fits (a token straddles two grapheme clusters,
+ * as BPE's byte tokens do in Hebrew or across a surrogate pair), the window is cut at the last
+ * grapheme boundary that fits instead. Linear in the input: the text is tokenized once, and each
  * window's count re-tokenizes only its edges (countBySyncPoints). A window does not end (or, after
  * an overlap, begin) inside an equation (`$...$`, `$$...$$`) unless the equation alone is longer
  * than a window. Docs: docs/chunkers/sentence-token.md.
@@ -59,21 +61,22 @@ export interface Window {
 /**
  * Token windows over `text[from, to)`: each at most `size` tokens when its slice is counted on its
  * own, consecutive windows overlapping by about `overlap` tokens, together covering the range from
- * its first non-whitespace character to its last. Cuts never split a grapheme cluster; the one
- * case a window can exceed `size` is a single grapheme cluster longer than `size` tokens.
+ * its first non-whitespace character to its last. Cuts never split a grapheme cluster, however long
+ * (`graphemes` answers for `text`); the one case a window can exceed `size` is a single grapheme
+ * cluster longer than `size` tokens, which is then a window of its own.
  */
-export function tokenWindows(text: string, from: number, to: number, size: number, overlap: number, tokenizer: Tokenizer): Window[] {
+export function tokenWindows(text: string, from: number, to: number, size: number, overlap: number, tokenizer: Tokenizer, graphemes: Graphemes = graphemesOf(text)): Window[] {
   while (from < to && isSpace(text.charCodeAt(from))) from++;
   while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
   if (from >= to) return [];
   // A combining mark after whitespace belongs to the whitespace's cluster: keep the cluster whole.
-  from = graphemeFloor(text, from);
-  to = graphemeCeil(text, to);
+  from = graphemes.floor(from);
+  to = graphemes.ceil(to);
   const slice = from === 0 && to === text.length ? text : text.slice(from, to);
   const ends = tokenEndsOf(tokenizer, slice);
   const n = ends.length;
   // Offset where token i starts (= where token i-1 ends), as an absolute, grapheme-safe cut.
-  const cutBefore = (i: number): number => (i <= 0 ? from : i >= n ? to : graphemeFloor(text, from + ends[i - 1]!));
+  const cutBefore = (i: number): number => (i <= 0 ? from : i >= n ? to : graphemes.floor(from + ends[i - 1]!));
   const count = sliceCounter(text, tokenizer, from, ends);
   const math = new MathIndex(text, from, to);
   const windows: Window[] = [];
@@ -113,6 +116,16 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
       end = cutBefore(e);
       tokens = count(start, end);
     }
+    if (tokens > size) {
+      // No token end fits: a token straddles a grapheme boundary (BPE works on bytes: half a
+      // surrogate pair, a letter and the first byte of the next), so cut between clusters instead.
+      const fit = fitByGraphemes(graphemes, count, start, Math.max(start, prevEnd), end, size, math);
+      if (fit) {
+        end = fit.end;
+        tokens = fit.tokens;
+        e = tokensEndingBy(ends, end - from);
+      }
+    }
     if (tokens > size && start < prevEnd) {
       // The overlap leaves no room for the next (wide) cluster: this window goes without overlap.
       s = prevE;
@@ -128,11 +141,52 @@ export function tokenWindows(text: string, from: number, to: number, size: numbe
     // its new left edge), so the duplicated text never exceeds what was declared.
     let next = Math.max(s + 1, e - overlap);
     while (next < e && (cutBefore(next) <= start || count(cutBefore(next), end) > overlap || math.containing(cutBefore(next)))) next++;
-    start = cutBefore(next);
+    // No overlap (or none that fits): the next window starts where this one ends (which is not a
+    // token end when the window was cut between clusters).
+    start = next < e ? cutBefore(next) : end;
     // Count the window from the first token inside it (a grapheme floor may have moved the cut back).
     s = tokensEndingBy(ends, start - from);
   }
   return windows;
+}
+
+/**
+ * The longest window [start, b) with b a grapheme boundary after `lower` and at most `size` tokens
+ * counted on its own, below `end` (which does not fit); when not even the first cluster after
+ * `lower` fits, that cluster alone if the window has no overlap (start = lower), else undefined. A binary search over boundaries (counts are not monotonic in b by a token at
+ * the edges, so each answer is the measured one); an equation the cut would split moves to the next
+ * window when what is left before it still fits.
+ */
+function fitByGraphemes(graphemes: Graphemes, count: (a: number, b: number) => number, start: number, lower: number, end: number, size: number, math: MathIndex): { end: number; tokens: number } | undefined {
+  let lo = graphemes.next(lower);
+  if (lo >= end) return undefined;
+  let loTokens = count(start, lo);
+  // Not even one cluster fits: after an overlap, try again without it; else the cluster, alone
+  // over the limit, is the window.
+  if (loTokens > size) return start < lower ? undefined : { end: lo, tokens: loTokens };
+  let hi = end;
+  while (hi - lo > 1) {
+    const mid = lo + ((hi - lo) >>> 1);
+    let b = graphemes.floor(mid);
+    if (b <= lo) b = graphemes.ceil(mid);
+    if (b >= hi) break;
+    const tokens = count(start, b);
+    if (tokens <= size) {
+      lo = b;
+      loTokens = tokens;
+    } else {
+      hi = b;
+    }
+  }
+  const split = math.containing(lo);
+  if (split && split.start > lower) {
+    const before = graphemes.floor(split.start);
+    if (before > lower) {
+      const tokens = count(start, before);
+      if (tokens <= size) return { end: before, tokens };
+    }
+  }
+  return { end: lo, tokens: loTokens };
 }
 
 /**

@@ -1,8 +1,9 @@
 import { chunk } from '../chunk.js';
 import { parse } from '../parse.js';
 import { blockIndexText } from '../search/analyze.js';
+import { encodeParse } from '../store/parse-cache.js';
 import { serveTasks } from './task-host.js';
-import { runTask, type IngestResult, type IngestTask } from './worker.js';
+import { packResult, runTask, type IngestTask, type WireIngestResult } from './worker.js';
 
 /**
  * The ingest worker process (ProcessPool's entry, src/library/process-pool.ts): parses (unless the
@@ -30,6 +31,18 @@ async function warmUp(config: IngestWorkerConfig): Promise<void> {
 // (src/pdf/page-pool.ts), not on page threads whose memory would count against this worker's ceiling.
 process.env.GROUNDWORK_PDF_WORKERS ??= '0';
 const config = JSON.parse(process.argv[2] ?? '{}') as Partial<IngestWorkerConfig>;
-serveTasks<IngestTask, IngestResult>((task) => runTask(task), {
+/**
+ * Resident memory over which a worker collects its garbage once a task is answered. V8 collects
+ * lazily under the heap ceiling (`--max-old-space-size` is the per-file memory limit), so without
+ * this an idle worker keeps its last big file's memory, and a long batch's worker grows towards
+ * the ceiling: what a soak's RSS showed growing.
+ */
+const COLLECT_OVER_BYTES = 160 * 1024 * 1024;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+serveTasks<IngestTask, WireIngestResult>(async (task, ctx) => packResult(await runTask(task), (part) => ctx.part(part), { encodeParse }), {
   warmUp: () => warmUp({ strategy: config.strategy ?? 'structure', tokenizer: config.tokenizer ?? 'cl100k_base' }),
+  afterTask: () => {
+    if (gc && process.memoryUsage.rss() > COLLECT_OVER_BYTES) gc();
+  },
 });

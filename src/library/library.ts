@@ -32,7 +32,7 @@ import type { IngestWorkerConfig } from './ingest-process.js';
 import { hashFile, keepOriginal, originalPath } from './originals.js';
 import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
-import { documentTree, runTask, type IngestResult, type IngestTask } from './worker.js';
+import { documentTree, runTask, unpackResult, type IngestResult, type IngestTask, type WireIngestResult } from './worker.js';
 import { embedBlocks, emptyEmbeddingReport, IngestEmbedder, mixedModelsError, type EmbeddingReport } from './vectors.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
@@ -276,25 +276,25 @@ export class Library {
   /** Set by close(): ingests still running stop before their next file or write. */
   private closing = false;
   /** The worker pools of the ingests running now (close() stops them). */
-  private readonly pools = new Set<ProcessPool<IngestTask, IngestResult>>();
+  private readonly pools = new Set<ProcessPool<IngestTask, WireIngestResult>>();
 
   /** With `keepIngestPools`: the pools kept between ingests, by their configuration. */
-  private readonly keptPools = new Map<string, ProcessPool<IngestTask, IngestResult>>();
+  private readonly keptPools = new Map<string, ProcessPool<IngestTask, WireIngestResult>>();
 
   /** The worker processes of one ingest (a kept one when `keepIngestPools`), each file under the per-file limits. */
-  private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, IngestResult> {
+  private ingestPool(size: number, limits: FileLimits, config: IngestWorkerConfig): ProcessPool<IngestTask, WireIngestResult> {
     const key = JSON.stringify([size, limits, config]);
     const kept = this.keepPools ? this.keptPools.get(key) : undefined;
     if (kept) return kept;
     const entry = new URL(`./ingest-process.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-    const pool = new ProcessPool<IngestTask, IngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
+    const pool = new ProcessPool<IngestTask, WireIngestResult>(entry, { size, limits, args: [JSON.stringify(config)] });
     this.pools.add(pool);
     if (this.keepPools) this.keptPools.set(key, pool);
     return pool;
   }
 
   /** An ingest is done with its pool: closed, unless it is kept for the next one (and was not closed by an abort). */
-  private async releasePool(pool: ProcessPool<IngestTask, IngestResult>, aborted: boolean): Promise<void> {
+  private async releasePool(pool: ProcessPool<IngestTask, WireIngestResult>, aborted: boolean): Promise<void> {
     const key = [...this.keptPools].find(([, p]) => p === pool)?.[0];
     if (key !== undefined && !aborted && !this.closing) return;
     if (key !== undefined) this.keptPools.delete(key);
@@ -302,10 +302,13 @@ export class Library {
     await pool.close();
   }
 
-  /** One file in a worker: its result, a rejection for a worker killed on a limit or crashed, or a stop. */
-  private async runInPool(pool: ProcessPool<IngestTask, IngestResult>, task: IngestTask): Promise<IngestResult> {
+  /**
+   * One file in a worker: its result (sent in pieces, see `packResult`), a rejection for a worker
+   * killed on a limit or crashed, or a stop.
+   */
+  private async runInPool(pool: ProcessPool<IngestTask, WireIngestResult>, task: IngestTask): Promise<IngestResult> {
     const outcome = await pool.run(task);
-    if (outcome.ok) return outcome.result;
+    if (outcome.ok) return unpackResult(outcome.result, outcome.parts);
     if (outcome.cancelled) throw new IngestStopped();
     const { code, message, limit } = outcome.failure;
     return { id: task.id, ok: false, code, reason: message, ...(limit && { limit }) };
@@ -687,7 +690,10 @@ export class Library {
           strategy: ctx.strategy,
           configHash: ctx.hash,
           original,
-          parseCacheKey: isRoot ? cacheKey : null,
+          // A parse that came from the cache is cached already. From a worker, the document here
+          // carries no texts: the worker encoded the cache entry (`parseBlob`).
+          parseCacheKey: isRoot && result.parsed ? cacheKey : null,
+          ...(isRoot && result.parseBlob && { parseBlob: result.parseBlob }),
         }), ctx.stop);
         await this.dropOriginal(written.replacedDocId);
         // Another process stored the same bytes first: this file only added its path.

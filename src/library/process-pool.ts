@@ -23,6 +23,8 @@ import type { ChildMessage, ParentMessage, TaskFailure } from './task-host.js';
 export interface PoolOutcomeOk<R> {
   ok: true;
   result: R;
+  /** The pieces the task sent ahead of its result (`TaskContext.part`), in order. */
+  parts: unknown[];
 }
 export interface PoolOutcomeFailed {
   ok: false;
@@ -40,7 +42,18 @@ export interface ProcessPoolOptions {
   args?: string[];
   /** Answers a worker's `ctx.ask(what, payload)`. */
   onAsk?: (what: string, payload: unknown, task: AskingTask) => Promise<unknown> | unknown;
+  /**
+   * A worker whose resident set is over this many MB once its task is done is retired (its channel
+   * closed, so it exits) and a fresh one takes the next task. Default: half the memory ceiling, at
+   * least `MIN_RECYCLE_MB`. Memory a process got does not all go back when a task ends: PDFium's
+   * WebAssembly memory only grows, and V8 and malloc keep pages; a worker that kept its biggest
+   * file's memory for the rest of a batch made a soak's RSS climb towards the ceiling.
+   */
+  recycleOverMb?: number;
 }
+
+/** The least resident set at which a worker is retired after its task (`recycleOverMb`). */
+export const MIN_RECYCLE_MB = 256;
 
 /** The task a worker asks for, as `onAsk` sees it. */
 export interface AskingTask {
@@ -60,6 +73,8 @@ interface Running {
   verdict?: TaskFailure;
   /** Cleanup registered by `onAsk` handlers (a write slot to give back). */
   releases: (() => void)[];
+  /** Pieces of the result received so far (`TaskContext.part`). */
+  parts: unknown[];
 }
 
 interface Slot {
@@ -95,6 +110,15 @@ export class ProcessPool<T, R> {
     return this.options.size;
   }
 
+  /** Workers retired so far for the memory they kept after a task (`recycleOverMb`). */
+  retired = 0;
+  /** Retired workers not yet exited: close() waits for them too. */
+  private readonly retiring = new Set<ChildProcess>();
+
+  private get recycleOverMb(): number {
+    return this.options.recycleOverMb ?? Math.max(MIN_RECYCLE_MB, this.options.limits.fileMemoryMb / 2);
+  }
+
   /** Runs one task in a worker; never rejects: a failure, limits included, is an outcome. */
   run(task: T): Promise<PoolOutcome<R>> {
     if (this.closed) return Promise.resolve({ ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool is closed' } });
@@ -128,7 +152,12 @@ export class ProcessPool<T, R> {
     livePools.delete(this as unknown as ProcessPool<unknown, unknown>);
     const cancelled: PoolOutcome<unknown> = { ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool was closed while the task ran' } };
     for (const waiter of this.waiting.splice(0)) waiter.settle(cancelled);
-    await Promise.all(slots.map((slot) => new Promise<void>((done) => {
+    const retiring = [...this.retiring].map((child) => new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', () => done());
+      child.ref();
+    }));
+    await Promise.all([...retiring, ...slots.map((slot) => new Promise<void>((done) => {
       const busy = slot.running !== undefined;
       if (busy) this.finish(slot, cancelled);
       if (slot.child.exitCode !== null || slot.child.signalCode !== null) return done();
@@ -138,7 +167,7 @@ export class ProcessPool<T, R> {
       // Closing the channel makes an idle worker exit by itself (task-host.ts); a busy one is killed.
       if (busy || !slot.child.connected) killTree(slot.child);
       else slot.child.disconnect();
-    })));
+    }))]);
   }
 
   /** Kills every worker at once, synchronously (the parent is exiting). */
@@ -149,7 +178,8 @@ export class ProcessPool<T, R> {
   private spawn(): Slot {
     const { file, execArgv } = workerCommand(this.entry);
     const child = fork(file, this.options.args ?? [], {
-      execArgv: [...execArgv, `--max-old-space-size=${this.options.limits.fileMemoryMb}`, '--max-semi-space-size=4'],
+      // --expose-gc: a worker collects after a big task (serveTasks' afterTask), see ingest-process.ts.
+      execArgv: [...execArgv, `--max-old-space-size=${this.options.limits.fileMemoryMb}`, '--max-semi-space-size=4', '--expose-gc'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     });
@@ -182,7 +212,7 @@ export class ProcessPool<T, R> {
 
   private async start(slot: Slot, task: T, settle: (outcome: PoolOutcome<unknown>) => void): Promise<void> {
     const id = this.nextId++;
-    const running: Running = { id, settle, releases: [], timer: undefined };
+    const running: Running = { id, settle, releases: [], parts: [], timer: undefined };
     slot.running = running;
     this.idleRefs(slot, false);
     // A worker that dies before it is ready settles the task in onExit.
@@ -205,6 +235,10 @@ export class ProcessPool<T, R> {
   private onMessage(slot: Slot, message: ChildMessage<R>): void {
     const running = slot.running;
     if (!running || message.type === 'ready' || message.id !== running.id) return;
+    if (message.type === 'part') {
+      running.parts.push(message.part);
+      return;
+    }
     if (message.type === 'ask') {
       const answer = (value: unknown, error?: unknown) => {
         if (slot.running !== running || !slot.child.connected) return;
@@ -219,7 +253,7 @@ export class ProcessPool<T, R> {
         .then((value) => answer(value), (error: unknown) => answer(undefined, error));
       return;
     }
-    this.finish(slot, message.type === 'result' ? { ok: true, result: message.result } : { ok: false, failure: message.failure });
+    this.finish(slot, message.type === 'result' ? { ok: true, result: message.result, parts: running.parts } : { ok: false, failure: message.failure });
     this.release(slot);
   }
 
@@ -261,6 +295,19 @@ export class ProcessPool<T, R> {
 
   private release(slot: Slot): void {
     if (!this.live.has(slot)) return;
+    if (slot.child.pid !== undefined && residentMb(slot.child.pid) > this.recycleOverMb) {
+      // Retired: out of the pool now, it exits once its channel closes (task-host.ts).
+      this.live.delete(slot);
+      this.retiring.add(slot.child);
+      slot.child.once('exit', () => this.retiring.delete(slot.child));
+      if (slot.child.connected) slot.child.disconnect();
+      else killTree(slot.child);
+      this.idleRefs(slot, true);
+      this.retired++;
+      const waiter = this.waiting.shift();
+      if (waiter && !this.closed) waiter.start(this.spawn());
+      return;
+    }
     const next = this.waiting.shift();
     if (next) return next.start(slot);
     this.idle.push(slot);

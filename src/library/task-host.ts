@@ -13,6 +13,14 @@ import { engineLimitError } from '../limits.js';
 export interface TaskContext {
   /** Asks the parent's `onAsk(what, payload)` and resolves with its answer. */
   ask(what: string, payload?: unknown): Promise<unknown>;
+  /**
+   * Sends one piece of the task's result ahead of it; the parent hands the pieces, in order, to
+   * whoever ran the task (`PoolOutcomeOk.parts`). Resolves once the piece is written to the channel,
+   * so a sender that awaits each piece holds at most one serialized piece at a time: a big result
+   * crosses in pieces instead of one message that both sides would hold whole (twice, on the
+   * receiving side, while it is reassembled).
+   */
+  part(value: unknown): Promise<void>;
 }
 
 export type TaskHandler<T, R> = (task: T, ctx: TaskContext) => Promise<R>;
@@ -29,6 +37,7 @@ export type ParentMessage<T> = { type: 'task'; id: number; task: T } | { type: '
 export type ChildMessage<R> =
   | { type: 'ready' }
   | { type: 'result'; id: number; result: R }
+  | { type: 'part'; id: number; part: unknown }
   | { type: 'failure'; id: number; failure: TaskFailure }
   | { type: 'ask'; id: number; askId: number; what: string; payload?: unknown };
 
@@ -44,9 +53,10 @@ export function toFailure(error: unknown): TaskFailure {
  * Serves tasks over this process's IPC channel. `warmUp` runs before the worker says it is ready:
  * what every task would load on first use (a tokenizer's vocabulary, a dictionary) is loaded there,
  * so the first file is not charged for it against its time limit. A failed warm-up is ignored (the
- * task then loads it and reports what fails).
+ * task then loads it and reports what fails). `afterTask` runs once a task's answer is written (the
+ * ingest worker collects its garbage there, so an idle worker does not sit on a big file's memory).
  */
-export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?: () => Promise<void> | void } = {}): void {
+export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?: () => Promise<void> | void; afterTask?: () => void } = {}): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('serveTasks: this process was not started with an IPC channel (ProcessPool forks it)');
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -71,10 +81,15 @@ export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?:
           pending.set(askId, { resolve, reject });
           send({ type: 'ask', id, askId, what, payload } satisfies ChildMessage<R>);
         }),
+      part: (value) =>
+        new Promise((resolve, reject) => {
+          send({ type: 'part', id, part: value } satisfies ChildMessage<R>, undefined, undefined, (error: Error | null) => (error ? reject(error) : resolve()));
+        }),
     };
+    const after = () => options.afterTask?.();
     handler(task, ctx).then(
-      (result) => send({ type: 'result', id, result } satisfies ChildMessage<R>),
-      (error: unknown) => send({ type: 'failure', id, failure: toFailure(error) } satisfies ChildMessage<R>),
+      (result) => send({ type: 'result', id, result } satisfies ChildMessage<R>, undefined, undefined, after),
+      (error: unknown) => send({ type: 'failure', id, failure: toFailure(error) } satisfies ChildMessage<R>, undefined, undefined, after),
     );
   });
   void Promise.resolve()

@@ -124,6 +124,12 @@ export interface DocumentWrite {
   indexTexts?: string[];
   /** Where the parse is cached (the root of a container holds its whole tree); null for children. */
   parseCacheKey: string | null;
+  /**
+   * The document already encoded for the parse cache (`encodeParse`, src/store/parse-cache.ts), when
+   * that was done off the writing process (an ingest worker, which holds the whole parse; the
+   * Library's copy of the document then carries no texts). Default: the store encodes `document`.
+   */
+  parseBlob?: Uint8Array;
 }
 
 /** What `writeDocument` did. */

@@ -12,9 +12,11 @@
  *   "。”“我…").
  * Blank lines and line breaks end sentences, except a line break that is clearly a soft wrap
  * (the line goes on in lower case, or a Chinese line ends with ，/、 and goes on). A sentence never
- * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts).
+ * ends inside an equation (`$...$`, `$$...$$`: src/text/math.ts) or inside a grapheme cluster (a
+ * sentence start that falls after whitespace carrying combining marks moves back to that whitespace).
  */
 
+import { graphemeFloor } from './graphemes.js';
 import { MathIndex } from './math.js';
 
 export interface Span {
@@ -61,9 +63,10 @@ export function splitSentences(text: string, from = 0, to = text.length): Span[]
   const starts = sentenceStarts(text, from, to);
   const spans: Span[] = [];
   let start = from;
-  // starts[0] opens the first run: whitespace before it belongs to the first sentence.
+  // starts[0] opens the first run: whitespace before it belongs to the first sentence. A start
+  // inside a grapheme cluster (marks carried by the whitespace before it) moves back to its start.
   for (let k = 1; k < starts.length; k++) {
-    const s = starts[k]!;
+    const s = graphemeFloor(text, starts[k]!);
     if (s <= start || s >= to) continue;
     spans.push({ start, end: s });
     start = s;

@@ -87,49 +87,39 @@ export class BpeTokenizer implements Tokenizer {
 
   encodeWithOffsets(text: string): TokenOffsets {
     const tokens: number[] = [];
-    const ends: number[] = [];
-    const nfc = this.spec.nfc ? normalizeNfc(text) : undefined;
-    const source = nfc ? nfc.normalized : text;
-    const specialRe = this.specialRe;
-    if (!specialRe) {
-      this.offsetsSegment(source, 0, tokens, ends);
-    } else {
-      let pos = 0;
-      for (const m of source.matchAll(specialRe)) {
-        this.offsetsSegment(source.slice(pos, m.index), pos, tokens, ends);
-        tokens.push(this.spec.specials.get(m[0])!);
-        pos = m.index + m[0].length;
-        ends.push(pos);
-      }
-      this.offsetsSegment(pos === 0 ? source : source.slice(pos), pos, tokens, ends);
-    }
-    if (nfc && nfc.normalized !== text) {
-      for (let i = 0; i < ends.length; i++) ends[i] = nfc.toOriginal(ends[i]!);
-    }
-    return { tokens, ends };
+    const ends = new ArrayEnds([]);
+    this.collectEnds(text, ends, tokens);
+    return { tokens, ends: ends.values };
   }
 
   tokenEnds(text: string): Uint32Array {
     const ends = new GrowableEnds(Math.max(16, text.length >>> 2));
+    this.collectEnds(text, ends, undefined);
+    return ends.done();
+  }
+
+  /**
+   * Where each token of `text` ends (UTF-16 offsets in `text`), into `ends`, with the ids into
+   * `tokens` when given: the one loop behind encodeWithOffsets and tokenEnds. Specials are split
+   * out first (when they encode as themselves); offsets of NFC-normalised text map back to `text`.
+   */
+  private collectEnds(text: string, ends: EndSink, tokens: number[] | undefined): void {
     const nfc = this.spec.nfc ? normalizeNfc(text) : undefined;
     const source = nfc ? nfc.normalized : text;
     const specialRe = this.specialRe;
     if (!specialRe) {
-      this.endsSegment(source, 0, ends);
+      this.segmentEnds(source, 0, ends, tokens);
     } else {
       let pos = 0;
       for (const m of source.matchAll(specialRe)) {
-        this.endsSegment(source.slice(pos, m.index), pos, ends);
+        this.segmentEnds(source.slice(pos, m.index), pos, ends, tokens);
+        tokens?.push(this.spec.specials.get(m[0])!);
         pos = m.index + m[0].length;
         ends.push(pos);
       }
-      this.endsSegment(pos === 0 ? source : source.slice(pos), pos, ends);
+      this.segmentEnds(pos === 0 ? source : source.slice(pos), pos, ends, tokens);
     }
-    const out = ends.done();
-    if (nfc && nfc.normalized !== text) {
-      for (let i = 0; i < out.length; i++) out[i] = nfc.toOriginal(out[i]!);
-    }
-    return out;
+    if (nfc && nfc.normalized !== text) ends.mapFilled(nfc.toOriginal);
   }
 
   decode(tokens: readonly number[]): string {
@@ -190,7 +180,8 @@ export class BpeTokenizer implements Tokenizer {
     }
   }
 
-  private offsetsSegment(s: string, base: number, tokens: number[], ends: number[]): void {
+  /** Token ends (and ids, when `tokens` is given) of one segment without specials, offset by `base`. */
+  private segmentEnds(s: string, base: number, ends: EndSink, tokens: number[] | undefined): void {
     const pieceEnd = this.spec.pieceEnd;
     const { vocab, pieces } = this.load();
     const n = s.length;
@@ -199,32 +190,37 @@ export class BpeTokenizer implements Tokenizer {
       const end = pieceEnd(s, pos, n);
       const t = pieces.tokensAt(s, pos, end);
       if (typeof t === 'number') {
-        tokens.push(t);
+        tokens?.push(t);
         ends.push(base + end);
       } else {
-        pushPieceOffsets(s, pos, t, vocab, base, tokens, ends);
+        pushPieceEnds(s, pos, t, vocab, base, ends, tokens);
       }
-      pos = end;
-    }
-  }
-
-  private endsSegment(s: string, base: number, ends: GrowableEnds): void {
-    const pieceEnd = this.spec.pieceEnd;
-    const { vocab, pieces } = this.load();
-    const n = s.length;
-    let pos = 0;
-    while (pos < n) {
-      const end = pieceEnd(s, pos, n);
-      const t = pieces.tokensAt(s, pos, end);
-      if (typeof t === 'number') ends.push(base + end);
-      else pushPieceEnds(s, pos, t, vocab, base, ends);
       pos = end;
     }
   }
 }
 
+/** Where token ends go: a plain array (encodeWithOffsets) or a typed one that grows (tokenEnds). */
+interface EndSink {
+  push(value: number): void;
+  /** Replaces every value pushed so far by `map(value)`. */
+  mapFilled(map: (value: number) => number): void;
+}
+
+/** A plain array of ends. */
+class ArrayEnds implements EndSink {
+  constructor(readonly values: number[]) {}
+  push(value: number): void {
+    this.values.push(value);
+  }
+  mapFilled(map: (value: number) => number): void {
+    const values = this.values;
+    for (let i = 0; i < values.length; i++) values[i] = map(values[i]!);
+  }
+}
+
 /** A Uint32Array that doubles as it fills (one copy per doubling, no boxed numbers). */
-class GrowableEnds {
+class GrowableEnds implements EndSink {
   private data: Uint32Array;
   private length = 0;
 
@@ -241,14 +237,22 @@ class GrowableEnds {
     this.data[this.length++] = value;
   }
 
+  mapFilled(map: (value: number) => number): void {
+    const data = this.data;
+    for (let i = 0; i < this.length; i++) data[i] = map(data[i]!);
+  }
+
   /** The filled part (a view: no copy). */
   done(): Uint32Array {
     return this.data.subarray(0, this.length);
   }
 }
 
-/** pushPieceOffsets without the ids. */
-function pushPieceEnds(s: string, from: number, t: Int32Array, vocab: Vocabulary, base: number, ends: GrowableEnds): void {
+/**
+ * Walks the piece's characters by UTF-8 length and pushes where each of its tokens ends (and the
+ * token, when `tokens` is given); a token ending mid-character ends after it.
+ */
+function pushPieceEnds(s: string, from: number, t: Int32Array, vocab: Vocabulary, base: number, ends: EndSink, tokens: number[] | undefined): void {
   const { start } = vocab;
   let ci = from;
   let bytesDone = 0;
@@ -272,36 +276,7 @@ function pushPieceEnds(s: string, from: number, t: Int32Array, vocab: Vocabulary
         ci += 1;
       }
     }
-    ends.push(base + ci);
-  }
-}
-
-/** Walks the piece's characters by UTF-8 length; a token ending mid-character ends after it. */
-function pushPieceOffsets(s: string, from: number, t: Int32Array, vocab: Vocabulary, base: number, tokens: number[], ends: number[]): void {
-  const { start } = vocab;
-  let ci = from;
-  let bytesDone = 0;
-  let target = 0;
-  for (let k = 0; k < t.length; k++) {
-    const id = t[k]!;
-    target += start[id + 1]! - start[id]!;
-    while (bytesDone < target) {
-      const c = s.charCodeAt(ci);
-      if (c < 0x80) {
-        bytesDone += 1;
-        ci += 1;
-      } else if (c < 0x800) {
-        bytesDone += 2;
-        ci += 1;
-      } else if (c >= 0xd800 && c <= 0xdbff && ci + 1 < s.length && (s.charCodeAt(ci + 1) & 0xfc00) === 0xdc00) {
-        bytesDone += 4;
-        ci += 2;
-      } else {
-        bytesDone += 3;
-        ci += 1;
-      }
-    }
-    tokens.push(id);
+    tokens?.push(id);
     ends.push(base + ci);
   }
 }

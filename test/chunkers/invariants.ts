@@ -77,22 +77,6 @@ export function graphemeBoundaries(text: string): Set<number> {
   return set;
 }
 
-/**
- * src/text/graphemes.ts decides a cut from a window of 64 code units around it, so a grapheme
- * cluster longer than that (a chain of 20+ ZWJ emoji, a letter under 60+ combining marks) may be
- * cut inside: a known limitation (handed over in NOTES.md, 2026-12-02 fuzz), not checked here.
- */
-const LOOKAROUND = 64;
-
-/** Length of the grapheme cluster holding `at` (not a boundary), from the boundary set. */
-function clusterLength(bounds: ReadonlySet<number>, at: number): number {
-  let a = at;
-  let b = at;
-  while (!bounds.has(a)) a--;
-  while (!bounds.has(b)) b++;
-  return b - a;
-}
-
 function isSingleGrapheme(text: string): boolean {
   const it = graphemes.segment(text)[Symbol.iterator]();
   const first = it.next();
@@ -147,8 +131,8 @@ export function chunkViolations(input: string, chunks: readonly Chunk[], spec: S
       if (isLow(input.charCodeAt(c.end)) && isHigh(input.charCodeAt(c.end - 1))) fail(`${at}: ends inside a surrogate pair`);
     }
     if (bounds) {
-      if (!bounds.has(c.start) && clusterLength(bounds, c.start) <= LOOKAROUND) fail(`${at}: starts inside a grapheme`);
-      if (!bounds.has(c.end) && clusterLength(bounds, c.end) <= LOOKAROUND) fail(`${at}: ends inside a grapheme`);
+      if (!bounds.has(c.start)) fail(`${at}: starts inside a grapheme`);
+      if (!bounds.has(c.end)) fail(`${at}: ends inside a grapheme`);
     }
     if (i > 0) {
       const prev = chunks[i - 1]!;

@@ -8,7 +8,9 @@ import { serveTasks } from '../../src/library/task-host.js';
 /** The project compiles without the DOM lib, which declares WebAssembly. */
 const Wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: { initial: number; maximum: number }) => { grow(pages: number): number; buffer: ArrayBuffer } } }).WebAssembly;
 
-export type PoolTestTask = { kind: 'echo'; value: number } | { kind: 'spin' } | { kind: 'heap' } | { kind: 'wasm' } | { kind: 'abort' } | { kind: 'ask' } | { kind: 'throw' };
+export type PoolTestTask = { kind: 'echo'; value: number } | { kind: 'spin' } | { kind: 'heap' } | { kind: 'wasm' } | { kind: 'abort' } | { kind: 'ask' } | { kind: 'throw' } | { kind: 'parts'; count: number; bytes: number } | { kind: 'keep'; mb: number };
+
+const kept: Uint8Array[] = [];
 
 serveTasks<PoolTestTask, { value: number; pid: number }>(async (task, ctx) => {
   switch (task.kind) {
@@ -34,5 +36,13 @@ serveTasks<PoolTestTask, { value: number; pid: number }>(async (task, ctx) => {
       return { value: Number(await ctx.ask('turn', 7)), pid: process.pid };
     case 'throw':
       throw new Error('not a valid file');
+    case 'keep':
+      // Memory kept after the task, as PDFium's WebAssembly memory is (it never shrinks).
+      kept.push(new Uint8Array(task.mb << 20).fill(1));
+      return { value: task.mb, pid: process.pid };
+    case 'parts':
+      // Pieces of a result sent ahead of it, each awaited (written to the channel) before the next.
+      for (let i = 0; i < task.count; i++) await ctx.part({ i, bytes: new Uint8Array(task.bytes).fill(i & 0xff) });
+      return { value: task.count, pid: process.pid };
   }
 });

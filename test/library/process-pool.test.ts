@@ -64,4 +64,39 @@ describe('ProcessPool: per-task limits held by killing the worker', () => {
       await pool.close();
     }
   });
+
+  test('pieces a task sends ahead of its result (TaskContext.part) reach the caller whole and in order, and only that task\'s', async () => {
+    const pool = newPool();
+    try {
+      const outcome = await pool.run({ kind: 'parts', count: 40, bytes: 100_000 });
+      expect(outcome).toMatchObject({ ok: true, result: { value: 40 } });
+      if (!outcome.ok) return;
+      const parts = outcome.parts as { i: number; bytes: Uint8Array }[];
+      expect(parts.map((p) => p.i)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+      for (const p of parts) {
+        expect(p.bytes.length).toBe(100_000);
+        expect(p.bytes.every((b) => b === (p.i & 0xff))).toBe(true);
+      }
+      const next = await pool.run({ kind: 'echo', value: 5 });
+      expect(next).toMatchObject({ ok: true, result: { value: 5 }, parts: [] });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a worker that keeps too much memory after its task is retired: the next task runs in a fresh process', async () => {
+    const pool = new ProcessPool<PoolTestTask, { value: number; pid: number }>(ENTRY, { size: 1, limits: { fileTimeoutMs: 60_000, fileMemoryMb: 400 }, recycleOverMb: 150 });
+    try {
+      const small = await pool.run({ kind: 'keep', mb: 1 });
+      const same = await pool.run({ kind: 'echo', value: 1 });
+      expect(small.ok && same.ok && small.result.pid === same.result.pid).toBe(true);
+      const big = await pool.run({ kind: 'keep', mb: 200 });
+      const fresh = await pool.run({ kind: 'echo', value: 2 });
+      expect(fresh).toMatchObject({ ok: true, result: { value: 2 } });
+      expect(big.ok && fresh.ok && big.result.pid !== fresh.result.pid).toBe(true);
+      expect(pool.retired).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
 });

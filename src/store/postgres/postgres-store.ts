@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Readable } from 'node:stream';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { decodeParse, encodeParse } from '../parse-cache.js';
 import type { Document } from '../../document/types.js';
 import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
@@ -266,7 +266,7 @@ export class PostgresStore implements LibraryStore {
       if (write.parseCacheKey) {
         await client.query(
           'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document, created_at = excluded.created_at',
-          [write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString()],
+          [write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString()],
         );
       }
       const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
@@ -352,7 +352,7 @@ export class PostgresStore implements LibraryStore {
 
   async cachedParse(key: string): Promise<Document | undefined> {
     const rows = await this.query<{ document: Buffer }>('SELECT document FROM parse_cache WHERE key = $1', [key]);
-    return rows[0] ? (JSON.parse(gunzipSync(rows[0].document).toString('utf8')) as Document) : undefined;
+    return rows[0] ? decodeParse(rows[0].document) : undefined;
   }
 
   async listDocuments(): Promise<StoredDocument[]> {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { decodeParse, encodeParse } from '../parse-cache.js';
 import { z } from 'zod';
 import type { Document } from '../../document/types.js';
 import { GroundworkError } from '../../errors.js';
@@ -322,7 +322,7 @@ export class SqliteStore implements LibraryStore {
         this.fts.add(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
       });
       this.fts.flush();
-      if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, gzipSync(JSON.stringify(doc), { level: 1 }), new Date().toISOString());
+      if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString());
       return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
     });
   }
@@ -358,7 +358,7 @@ export class SqliteStore implements LibraryStore {
 
   async cachedParse(key: string): Promise<Document | undefined> {
     const blob = this.stmts.getParse.get(key) as Buffer | undefined;
-    return blob ? (JSON.parse(gunzipSync(blob).toString('utf8')) as Document) : undefined;
+    return blob ? decodeParse(blob) : undefined;
   }
 
   async listDocuments(): Promise<StoredDocument[]> {

@@ -25,8 +25,9 @@ ${LIBRARY_FLAG_HELP}
                         (switch back without re-embedding) unless --drop-old
   --drop-old            with --model: delete the old model's vectors
   --quantization Q      how the vectors are indexed for search: ${VECTOR_QUANTIZATIONS.join(', ')} (none: exact;
-                        int8 / binary: a quantized index for large libraries, its best candidates
-                        rescored exactly); a library setting, kept for later runs
+                        int8 / binary: an approximate index for large libraries, its best
+                        candidates rescored exactly; SQLite: an inverted file of int8 or bit
+                        codes, PostgreSQL: HNSW); a library setting, kept for later runs
   --batch N             blocks per committed batch (default 256)
   --json                print the report as JSON
 

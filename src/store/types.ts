@@ -166,8 +166,9 @@ export interface VectorSpace {
 
 /**
  * How a model's vectors are indexed for search. `none`: exact KNN over the float vectors. `int8` /
- * `binary`: KNN over quantized copies (4x / 32x smaller to scan), the best candidates then rescored
- * exactly from the float vectors.
+ * `binary`: approximate KNN over quantized copies (SQLite: an inverted file of int8 / bit codes,
+ * src/store/sqlite/sqlite-ivf.ts; PostgreSQL: HNSW over halfvec / bit), the best candidates then
+ * rescored exactly from the float vectors.
  */
 export const VECTOR_QUANTIZATIONS = ['none', 'int8', 'binary'] as const;
 export type VectorQuantization = (typeof VECTOR_QUANTIZATIONS)[number];

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { finding, type CheckFinding, type CheckRepair, type CheckScope } from '../check.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
+import { ivfExists, ivfMismatch, trainIvf, type Coded } from './sqlite-ivf.js';
 import { indexedRowCount, LENGTH_COLUMNS, lengthColumn, lengthStatsReader, MIN_ROW_TOKENS, PAD_TOKEN, rebuildIndex, termCount } from './sqlite-fts.js';
 
 /**
@@ -12,6 +13,8 @@ import { indexedRowCount, LENGTH_COLUMNS, lengthColumn, lengthStatsReader, MIN_R
  * vocabulary (every term: fts5vocab walks each posting list once), the length columns' block total.
  * Sampled: SAMPLE_BLOCKS blocks chosen at random are re-analysed and each must be in the index
  * under its rowid, in its length column, with every one of its terms.
+ * Vectors, exactly: each quantized model's partition (src/store/sqlite/sqlite-ivf.ts) holds every
+ * vector of the model once, under a list that has a centroid, and nothing else.
  * With `full`: SQLite's integrity_check, FTS5's own integrity-check, and every block re-analysed:
  * the document frequencies, the per-column block and term counts and the token total they give
  * must equal `term_df` and `fts_lengths`.
@@ -19,7 +22,8 @@ import { indexedRowCount, LENGTH_COLUMNS, lengthColumn, lengthStatsReader, MIN_R
  * Every index problem has one repair: the index and all its statistics rebuilt from the blocks
  * (what an analyzer upgrade does at open). Orphans are deleted; a document with inconsistent
  * blocks is removed (its paths are named, so it can be ingested again). A damaged file is not
- * repairable here (SQLite's `.recover` is the tool).
+ * repairable here (SQLite's `.recover` is the tool). A partition out of step is trained again from
+ * the float vectors.
  */
 
 export const SAMPLE_BLOCKS = 1000;
@@ -113,6 +117,20 @@ export function inspect(db: Database.Database, full: boolean, random: () => numb
     found.push(finding('index-content', 'error', `${sample.missing.length} of ${sample.items} block(s) checked are not in the index as their text says`, sample.missing.length, sample.missing));
   }
 
+  // Each quantized model's partition against its vectors.
+  for (const slot of quantizedSlots(db)) {
+    if (!ivfExists(db, slot.slot)) {
+      checked.push({ check: 'vector-index', what: `the ${slot.model} vector index (${slot.quantization}) holds every vector once`, scope: 'full', items: 0 });
+      found.push(finding('vector-index', 'error', `the ${slot.model} vectors are set to ${slot.quantization} but have no index (searched exactly until it is built)`, 1, [slot.model]));
+      continue;
+    }
+    const m = ivfMismatch(db, slot.slot);
+    checked.push({ check: 'vector-index', what: `the ${slot.model} vector index (${slot.quantization}, ${m.lists} lists) holds every vector once, under a list with a centroid`, scope: 'full', items: m.count });
+    if (m.missing > 0 || m.extra > 0 || m.badLists > 0 || m.recorded !== m.count) {
+      found.push(finding('vector-index', 'error', `the ${slot.model} vector index is out of step: ${m.missing} vector(s) missing, ${m.extra} row(s) of no vector, ${m.badLists} under no list, count ${m.recorded} recorded for ${m.count} row(s)`, m.missing + m.extra + m.badLists + (m.recorded !== m.count ? 1 : 0), [slot.model]));
+    }
+  }
+
   if (full) {
     const recomputed = recomputeFromBlocks(db);
     checked.push({ check: 'fts-lengths', what: "fts_lengths (blocks and terms per length column, token total) equal what every block's analysis gives", scope: 'full', items: blocks });
@@ -135,6 +153,10 @@ export function ftsStructure(db: Database.Database): Inspection {
   } catch (error) {
     return { checked, found: [finding('fts-structure', 'error', `FTS5 finds the index damaged: ${(error as Error).message}`, 1, [])] };
   }
+}
+
+function quantizedSlots(db: Database.Database): { slot: number; model: string; dimensions: number; quantization: string }[] {
+  return db.prepare("SELECT slot, model, dimensions, quantization FROM vector_models WHERE quantization <> 'none' ORDER BY slot").all() as { slot: number; model: string; dimensions: number; quantization: string }[];
 }
 
 function inconsistentDocuments(db: Database.Database): string[] {
@@ -273,6 +295,12 @@ export function repair(db: Database.Database, found: readonly CheckFinding[], on
   if (has('orphan-parse-cache')) {
     const n = db.prepare('DELETE FROM parse_cache WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = parse_cache.doc_id)').run().changes;
     if (n > 0) repairs.push({ check: 'orphan-parse-cache', action: `deleted ${n} parse-cache entr(ies) of no document`, count: n });
+  }
+  if (has('vector-index')) {
+    for (const slot of quantizedSlots(db)) {
+      const state = trainIvf(db, slot.slot, slot.dimensions, slot.quantization as Coded);
+      repairs.push({ check: 'vector-index', action: `rebuilt the ${slot.model} vector index (${slot.quantization}): ${state.count} vector(s) in ${state.lists} list(s)`, count: state.count });
+    }
   }
   if (rebuild) {
     rebuildIndex(db, onIndexRebuild);

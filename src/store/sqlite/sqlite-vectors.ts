@@ -3,6 +3,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { GroundworkError } from '../../errors.js';
 import { compileFilter } from '../../retrieval/filter.js';
 import type { VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats } from '../types.js';
+import { addToIvf, dropIvf, ivfCandidates, ivfExact, ivfRescore, ivfExists, ivfVersion, loadIvf, removeFromIvf, RETRAIN_GROWTH, trainIvf, type Coded, type IvfState } from './sqlite-ivf.js';
 import type { Conditions } from './sqlite-search.js';
 
 type Row = Record<string, any>;
@@ -12,8 +13,9 @@ type Row = Record<string, any>;
  *
  * Layout (migration 4): `vector_models` (one slot per model: its id, dimensions, quantization),
  * `vectors` (one row per (slot, text hash)), `block_vectors` (block -> vector, deleted with the
- * block), and per slot `vec_f<slot>` (float32, cosine; rowid = vector id) and, when quantized,
- * `vec_q<slot>` (int8 or bit) whose KNN picks candidates that are then rescored from the floats.
+ * block), and per slot `vec_f<slot>` (float32, cosine; rowid = vector id) and, when quantized
+ * (int8 or binary), an inverted file of quantized codes (src/store/sqlite/sqlite-ivf.ts) whose
+ * probed lists give candidates that are then rescored exactly from the floats.
  *
  * Filters: the KNN first ranks the whole model unfiltered and keeps the filter's blocks among the
  * best `FILTER_WINDOW` candidates (exact: anything the filter passes that ranks higher is in the
@@ -23,8 +25,12 @@ type Row = Record<string, any>;
 
 /** sqlite-vec refuses a larger k. */
 export const MAX_KNN = 4096;
-/** Candidates of the quantized index rescored exactly, per wanted result. */
-export const RESCORE_FACTOR = 8;
+/**
+ * Candidates of the quantized index rescored exactly, per wanted result (chosen by measurement,
+ * bench/vectors.ts: binary codes rank coarsely, so they need more).
+ */
+export const RESCORE_FACTORS: Record<Coded, number> = { int8: 4, binary: 20 };
+const factorOf = (quantization: VectorQuantization) => (quantization === 'none' ? 1 : RESCORE_FACTORS[quantization]);
 /** A filtered search first looks among this many unfiltered candidates per wanted result (at least MIN). */
 const FILTER_WINDOW_PER_HIT = 20;
 const MIN_FILTER_WINDOW = 200;
@@ -56,6 +62,8 @@ const blob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLeng
 
 export class SqliteVectors {
   private readonly statements = new Map<string, Database.Statement>();
+  /** The partition of each quantized slot, as last read (reloaded when its version changes). */
+  private readonly partitions = new Map<number, IvfState>();
 
   constructor(
     private readonly db: Database.Database,
@@ -104,7 +112,7 @@ export class SqliteVectors {
     const blockRowid = this.cached('SELECT rowid FROM blocks WHERE id = ?').pluck();
     const link = this.cached('INSERT INTO block_vectors(block_rowid, slot, vector_id) VALUES (?, ?, ?) ON CONFLICT(block_rowid, slot) DO UPDATE SET vector_id = excluded.vector_id');
     const insertFloat = this.cached(`INSERT INTO vec_f${info.slot}(rowid, emb) VALUES (?, ?)`);
-    const insertQuantized = info.quantization === 'none' ? undefined : this.cached(`INSERT INTO vec_q${info.slot}(rowid, emb) VALUES (?, ${quantizer(info.quantization)})`);
+    const added: { id: bigint; vector: Float32Array }[] = [];
     let stored = 0;
     let linked = 0;
     for (const entry of entries) {
@@ -114,7 +122,7 @@ export class SqliteVectors {
         if (result.changes > 0) {
           const id = BigInt(result.lastInsertRowid);
           insertFloat.run(id, blob(entry.vector));
-          insertQuantized?.run(id, blob(entry.vector));
+          added.push({ id, vector: entry.vector });
           stored++;
         }
       }
@@ -125,6 +133,7 @@ export class SqliteVectors {
       link.run(rowid, info.slot, id);
       linked++;
     }
+    if (info.quantization !== 'none') this.index(info, added);
     return { stored, linked };
   }
 
@@ -163,7 +172,7 @@ export class SqliteVectors {
     const byVector = groupByVector(passing);
     if (byVector.size > 0) {
       const candidates = raw.filter((r) => byVector.has(r.id));
-      const ranked = info.quantization === 'none' ? candidates : this.rescore(info, query, candidates.slice(0, k * RESCORE_FACTOR).map((c) => c.id));
+      const ranked = this.ranked(info, query, candidates.slice(0, k * factorOf(info.quantization)));
       const rows = expand(ranked, byVector, k);
       if (rows.length >= k) return rows;
     }
@@ -173,31 +182,37 @@ export class SqliteVectors {
     const all = groupByVector(this.blocksOf(info, undefined, conditions, extra));
     if (all.size === 0) return [];
     const ids = [...all.keys()];
-    const wanted = Math.min(MAX_KNN, ids.length, info.quantization === 'none' ? k : k * RESCORE_FACTOR);
-    const top = this.knn(info, query, wanted, ids);
-    return expand(info.quantization === 'none' ? top : this.rescore(info, query, top.map((t) => t.id)), all, k);
+    // Exact over the float vectors of the filter's set, quantized or not (quantized: from the
+    // partition's float copy, which a vec0 `rowid IN` would scan the whole model for).
+    if (this.partition(info) !== undefined) return expand(ivfExact(info.slot, query, ids, k, (sql) => this.cached(sql)), all, k);
+    return expand(this.exactKnn(info, query, Math.min(MAX_KNN, ids.length, k), ids), all, k);
   }
 
   /** Exact scores for raw candidates of a quantized index (unchanged for an exact one). */
   private ranked(info: VectorSlot, query: Float32Array, raw: { id: number; distance: number }[]): { id: number; distance: number }[] {
-    return info.quantization === 'none' ? raw : this.rescore(info, query, raw.map((r) => r.id));
+    return this.partition(info) === undefined ? raw : this.rescore(info, query, raw.map((r) => r.id));
   }
 
   private unfiltered(info: VectorSlot, query: Float32Array, k: number): ScoredRow[] {
     // Vectors no block links to any more (until pruned) take places: widen until k blocks.
     for (let n = k; ; n = Math.min(MAX_KNN, n * 4)) {
-      const raw = this.knn(info, query, info.quantization === 'none' ? n : Math.min(MAX_KNN, n * RESCORE_FACTOR));
+      const raw = this.knn(info, query, this.partition(info) === undefined ? n : Math.min(MAX_KNN, n * factorOf(info.quantization)));
       const ranked = this.ranked(info, query, raw).slice(0, n);
       const rows = expand(ranked, groupByVector(this.blocksOf(info, ranked.map((r) => r.id))), k);
       if (rows.length >= k || raw.length < n || n >= MAX_KNN) return rows;
     }
   }
 
-  /** KNN over the model's index (quantized distances when quantized), optionally within `ids`. */
-  private knn(info: VectorSlot, query: Float32Array, n: number, ids?: number[]): { id: number; distance: number }[] {
-    const quantized = info.quantization !== 'none';
-    const table = quantized ? `vec_q${info.slot}` : `vec_f${info.slot}`;
-    const sql = `SELECT rowid AS id, distance FROM ${table} WHERE emb MATCH ${quantized ? quantizer(info.quantization) : '?'} AND k = ?
+  /** KNN over the model's index: the partition's code distances when quantized, else exact. */
+  private knn(info: VectorSlot, query: Float32Array, n: number): { id: number; distance: number }[] {
+    const partition = this.partition(info);
+    if (partition === undefined) return this.exactKnn(info, query, n);
+    return ivfCandidates(this.db, info.slot, partition, info.quantization as Coded, query, Math.max(1, n), (sql) => this.cached(sql));
+  }
+
+  /** Exact KNN over the float vectors (a scan in C), optionally within `ids`. */
+  private exactKnn(info: VectorSlot, query: Float32Array, n: number, ids?: number[]): { id: number; distance: number }[] {
+    const sql = `SELECT rowid AS id, distance FROM vec_f${info.slot} WHERE emb MATCH ? AND k = ?
       ${ids ? 'AND rowid IN (SELECT value FROM json_each(?))' : ''} ORDER BY distance`;
     const params: unknown[] = [blob(query), Math.max(1, Math.min(MAX_KNN, n))];
     if (ids) params.push(JSON.stringify(ids));
@@ -206,6 +221,7 @@ export class SqliteVectors {
 
   /** Exact cosine distances for these vector ids, from the float vectors, best first. */
   private rescore(info: VectorSlot, query: Float32Array, ids: number[]): { id: number; distance: number }[] {
+    if (this.partition(info) !== undefined) return ivfRescore(info.slot, query, ids, (sql) => this.cached(sql));
     const read = this.cached(`SELECT emb FROM vec_f${info.slot} WHERE rowid = ?`).pluck();
     const qn = Math.sqrt(dot(query, query));
     const out = ids.map((id) => {
@@ -242,18 +258,67 @@ export class SqliteVectors {
 
   setQuantization(space: VectorSpace, quantization: VectorQuantization): void {
     const info = this.ensureSlot(space);
-    if (info.quantization === quantization) return;
+    // Setting the same quantization again keeps a current partition and re-trains a stale one.
+    if (info.quantization === quantization && (quantization === 'none' || !this.stale(info))) return;
     if (quantization === 'binary' && info.dimensions % 8 !== 0) {
       throw new GroundworkError('INVALID_OPTIONS', `binary quantization needs dimensions divisible by 8; ${space.model} has ${info.dimensions}`);
     }
+    // vec_q<slot>: the quantized vec0 scan of libraries written before the partition.
     this.db.exec(`DROP TABLE IF EXISTS vec_q${info.slot}`);
-    if (quantization !== 'none') {
-      const column = quantization === 'int8' ? `int8[${info.dimensions}] distance_metric=cosine` : `bit[${info.dimensions}]`;
-      this.db.exec(`CREATE VIRTUAL TABLE vec_q${info.slot} USING vec0(emb ${column})`);
-      this.db.exec(`INSERT INTO vec_q${info.slot}(rowid, emb) SELECT rowid, ${quantizer(quantization).replace('?', 'emb')} FROM vec_f${info.slot}`);
-    }
+    dropIvf(this.db, info.slot);
+    this.partitions.delete(info.slot);
     this.db.prepare('UPDATE vector_models SET quantization = ? WHERE slot = ?').run(quantization, info.slot);
     this.statements.clear();
+    if (quantization !== 'none') this.train({ ...info, quantization });
+  }
+
+  /** Rebuilds the partition of every quantized model (`groundwork check --repair`). */
+  rebuildPartitions(): number {
+    const slots = this.db.prepare("SELECT slot, model, dimensions, quantization FROM vector_models WHERE quantization <> 'none'").all() as VectorSlot[];
+    for (const info of slots) this.train(info);
+    return slots.length;
+  }
+
+  private train(info: VectorSlot): IvfState {
+    this.available();
+    this.db.exec(`DROP TABLE IF EXISTS vec_q${info.slot}`);
+    const state = trainIvf(this.db, info.slot, info.dimensions, info.quantization as Coded);
+    this.partitions.set(info.slot, state);
+    this.statements.clear();
+    return state;
+  }
+
+  /** The partition has not been trained, or the model has grown RETRAIN_GROWTH times since. */
+  private stale(info: VectorSlot): boolean {
+    const state = this.partition(info);
+    return state === undefined || state.count >= RETRAIN_GROWTH * Math.max(state.trained, 256);
+  }
+
+  /** The quantized slot's partition (undefined for an exact slot, or one not built yet: searched exactly). */
+  private partition(info: VectorSlot): IvfState | undefined {
+    if (info.quantization === 'none') return undefined;
+    const cached = this.partitions.get(info.slot);
+    const version = ivfExists(this.db, info.slot) ? ivfVersion(this.db, info.slot) : undefined;
+    if (version === undefined) {
+      this.partitions.delete(info.slot);
+      return undefined;
+    }
+    if (cached && cached.version === version) return cached;
+    const state = loadIvf(this.db, info.slot, info.dimensions);
+    if (state) this.partitions.set(info.slot, state);
+    else this.partitions.delete(info.slot);
+    return state;
+  }
+
+  /** Adds new vectors to a quantized slot's partition (training it when missing or outgrown). */
+  private index(info: VectorSlot, added: { id: bigint; vector: Float32Array }[]): void {
+    const state = this.partition(info);
+    if (state === undefined) {
+      this.train(info);
+      return;
+    }
+    addToIvf(this.db, info.slot, state, info.quantization as Coded, added);
+    if (this.stale(info)) this.train(info);
   }
 
   stats(): VectorStats[] {
@@ -272,8 +337,9 @@ export class SqliteVectors {
     const ids = this.db.prepare(
       'DELETE FROM vectors WHERE slot = ? AND NOT EXISTS (SELECT 1 FROM block_vectors bv WHERE bv.slot = vectors.slot AND bv.vector_id = vectors.id) RETURNING id',
     ).pluck().all(info.slot) as number[];
-    const deletes = [this.cached(`DELETE FROM vec_f${info.slot} WHERE rowid = ?`), ...(info.quantization === 'none' ? [] : [this.cached(`DELETE FROM vec_q${info.slot} WHERE rowid = ?`)])];
-    for (const id of ids) for (const d of deletes) d.run(BigInt(id));
+    const remove = this.cached(`DELETE FROM vec_f${info.slot} WHERE rowid = ?`);
+    for (const id of ids) remove.run(BigInt(id));
+    if (ivfExists(this.db, info.slot)) removeFromIvf(this.db, info.slot, ids);
     return ids.length;
   }
 
@@ -311,6 +377,8 @@ export class SqliteVectors {
     this.db.prepare('DELETE FROM block_vectors WHERE slot = ?').run(info.slot);
     this.db.prepare('DELETE FROM vector_models WHERE slot = ?').run(info.slot);
     this.db.exec(`DROP TABLE IF EXISTS vec_f${info.slot}; DROP TABLE IF EXISTS vec_q${info.slot}`);
+    dropIvf(this.db, info.slot);
+    this.partitions.delete(info.slot);
     this.statements.clear();
     return count;
   }
@@ -359,10 +427,6 @@ function expand(ranked: { id: number; distance: number }[], byVector: Map<number
     }
   }
   return out;
-}
-
-function quantizer(quantization: VectorQuantization): string {
-  return quantization === 'int8' ? "vec_quantize_int8(?, 'unit')" : quantization === 'binary' ? 'vec_quantize_binary(?)' : '?';
 }
 
 function dot(a: Float32Array, b: Float32Array): number {

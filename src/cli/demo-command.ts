@@ -24,8 +24,6 @@ import {
 } from './common.js';
 import { formatReport, ingestOptionsFrom } from './ingest-command.js';
 import { EXIT_FAILED, EXIT_OK, reportError, type CliIO } from './io.js';
-import { librarySources } from '../retrieval/library-source.js';
-import { retrieve } from '../retrieval/pipeline.js';
 import { formatHit } from './search-command.js';
 
 /** The bundled samples sit two levels above this module, in src/cli/ and in dist/cli/ alike. */
@@ -104,7 +102,8 @@ async function demoLibrary(io: CliIO, args: ParsedArgs, dir: string, parseOption
     io.out(`\nIngested into a ${kept === undefined ? 'temporary library (pass --library DIR to keep one)' : 'library'}:\n${formatReport(report, libraryLabel(library), options.strategy)}`);
     const queries = stringValues(args, 'query');
     for (const query of queries.length > 0 ? queries : DEMO_QUERIES) {
-      const { hits } = await retrieve(query, { k: DEMO_HITS }, librarySources(library));
+      // The library's own search: hybrid when a kept library has vectors and an embedder, else BM25.
+      const { hits } = await library.search(query, { k: DEMO_HITS });
       io.out(`\nSearch ${JSON.stringify(query)}: ${hits.length === 0 ? 'no results' : `top ${count(hits.length, 'hit')}`}\n`);
       io.out(hits.map((hit, i) => formatHit(hit, i + 1, false)).join('\n'));
     }

@@ -3,8 +3,8 @@ import type { CheckFinding, CheckRepair, CheckScope } from '../check.js';
 
 /**
  * The Postgres store's checks (every row, on one snapshot): blocks without index rows, document
- * frequencies against a recount from the index rows, and the indexed block count against the
- * blocks. Each finding is repairable by rebuilding the index from the blocks.
+ * frequencies against a recount from the index rows, the postings against the index rows, and the
+ * indexed block count against the blocks. Each finding is repairable by rebuilding the index from the blocks.
  */
 export async function inspect(client: pg.PoolClient): Promise<{ checked: CheckScope[]; found: CheckFinding[] }> {
   const checked: CheckScope[] = [];
@@ -26,6 +26,28 @@ export async function inspect(client: pg.PoolClient): Promise<{ checked: CheckSc
   checked.push({ check: 'term-df', what: 'document frequencies against the index rows', scope: 'full', items: terms });
   if (df.rowCount) {
     found.push({ check: 'term-df', severity: 'error', message: 'document frequencies differ from the index', count: df.rowCount, examples: df.rows.slice(0, 5).map((r) => r.term), repairable: true });
+  }
+
+  // Every (term, block) pair of the index rows is a postings row with the block's column and the
+  // term's frequency, and no postings row is left of a term or block the index rows do not hold.
+  const postings = await client.query<{ lexeme: string; id: string | null }>(
+    `SELECT coalesce(p.lexeme, e.lexeme) AS lexeme, b.id FROM
+       (SELECT u.lexeme, t.rowid, t.col, cardinality(u.positions) AS tf FROM block_terms t, unnest(t.terms) AS u) e
+     FULL JOIN postings p ON p.lexeme = e.lexeme AND p.rowid = e.rowid
+     LEFT JOIN blocks b ON b.rowid = coalesce(p.rowid, e.rowid)
+     WHERE p.rowid IS NULL OR e.rowid IS NULL OR p.col <> e.col OR p.tf <> e.tf`,
+  );
+  const pairs = Number((await client.query('SELECT count(*) AS n FROM postings')).rows[0].n);
+  checked.push({ check: 'postings', what: 'the postings against the index rows (term, block, column, frequency)', scope: 'full', items: pairs });
+  if (postings.rowCount) {
+    found.push({
+      check: 'postings',
+      severity: 'error',
+      message: 'postings differ from the index rows',
+      count: postings.rowCount,
+      examples: postings.rows.slice(0, 5).map((r) => `${r.lexeme} in ${r.id ?? 'a removed block'}`),
+      repairable: true,
+    });
   }
 
   const counted = Number((await client.query("SELECT coalesce((SELECT value FROM index_stats WHERE key = 'blocks'), 0) AS n")).rows[0].n);

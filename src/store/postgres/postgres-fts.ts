@@ -8,8 +8,11 @@ import { emptyLengthStats, LENGTH_COLUMNS, lengthContribution, termCount, type L
  * A block's analysed body (`blockIndexText`: jieba-segmented Chinese, stemmed English, stopwords
  * dropped, space-separated) is stored as a tsvector built directly from its terms, never through a
  * Postgres text-search parser: lexeme = term, and the lexeme's positions 1..tf record how often the
- * term occurs (the frequency BM25 needs). The GIN index on it finds the blocks holding any query
- * term. Document frequencies (`term_df`), the block count (`index_stats`) and blocks and terms per
+ * term occurs. Search does not read the tsvectors: every (term, block) pair is also a row of
+ * `postings` (lexeme, block rowid, length column, term frequency; btree on lexeme and rowid that
+ * holds the other two), written and deleted with the block in its transaction, from which
+ * postgres-search.ts scores; the tsvectors are what deletes, checks and repairs read the block's
+ * terms from. Document frequencies (`term_df`), the block count (`index_stats`) and blocks and terms per
  * length column (`fts_lengths`) are kept in tables by every write, inside its transaction, exactly
  * as the SQLite store keeps them, so both compute the same scores.
  *
@@ -54,6 +57,8 @@ export interface IndexEntry {
   parts: string[];
   /** Its distinct lexemes (each block counts once in a term's document frequency). */
   lexemes: string[];
+  /** Each lexeme's frequency (its tsvector position count: at most MAX_POSITIONS), its postings row. */
+  tfs: number[];
 }
 
 /** The index entry of an analysed body (space-separated terms). */
@@ -81,7 +86,13 @@ export function indexEntry(body: string): IndexEntry {
     bytes += size;
   }
   if (current.length > 0 || parts.length === 0) parts.push(current.join(' '));
-  return { length, column: lengthContribution(length).column, parts, lexemes: [...counts.keys()] };
+  return {
+    length,
+    column: lengthContribution(length).column,
+    parts,
+    lexemes: [...counts.keys()],
+    tfs: [...counts.values()].map((tf) => Math.min(tf, MAX_POSITIONS)),
+  };
 }
 
 /**

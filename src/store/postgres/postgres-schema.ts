@@ -116,6 +116,24 @@ export const MIGRATIONS: readonly { description: string; sql: string }[] = [
   },
   JOBS_MIGRATION,
   VECTORS_MIGRATION,
+  {
+    // BM25 is scored from per-term postings (postgres-search.ts), so the GIN index over the
+    // tsvectors has no reader left. A library created before gets its postings from its index
+    // rows here, once (one row per block and distinct term: minutes for millions of blocks).
+    description: 'per-term postings with their frequencies; the GIN index dropped',
+    sql: `
+    CREATE TABLE postings (
+      lexeme text COLLATE "C" NOT NULL,
+      rowid bigint NOT NULL,
+      col smallint NOT NULL,
+      tf smallint NOT NULL
+    ) WITH (autovacuum_vacuum_insert_scale_factor = 0.05);
+    INSERT INTO postings (lexeme, rowid, col, tf)
+      SELECT u.lexeme, t.rowid, t.col, cardinality(u.positions) FROM block_terms t, unnest(t.terms) AS u;
+    ALTER TABLE postings ADD CONSTRAINT postings_pkey PRIMARY KEY (lexeme, rowid) INCLUDE (col, tf);
+    DROP INDEX block_terms_gin;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -8,63 +8,71 @@ import { toBlock } from './postgres-rows.js';
 
 type Row = Record<string, any>;
 
+/** A block's score before the rows of the top k are read. */
+interface Scored {
+  rowid: number;
+  score: number;
+}
+
 /**
  * BM25 search over a Postgres library, the SQLite store's ranking (src/search/bm25.ts) from the same
- * statistics. A query takes two round trips:
+ * statistics. A query takes three round trips:
  *
  * 1. The statistics of its terms: their document frequencies, the block count and the length
  *    columns (a handful of indexed rows). The terms are pruned as SQLite prunes them (`queryTerms`)
  *    and each kept term's IDF and every column's weight are computed here.
- * 2. One statement: the GIN index finds the index rows holding any kept term, each row's term
- *    frequencies come from its tsvector (positions counted, only for the query's lexemes), the
- *    scores are summed per block, every filter is a condition of the same statement (so k results
- *    are k results of the filter), and the best k are joined with their blocks and first paths.
+ * 2. The postings of the kept terms (an index-only scan of the `postings` btree: block rowid,
+ *    length column and term frequency per block holding the term), packed per term into one
+ *    bytea of 12-byte entries, with every filter a condition of the same statement (so k results
+ *    are k results of the filter). The scores are summed here, over typed reads of those bytes,
+ *    in one fixed term order (blocks with the same terms get bit-identical scores), and the best k
+ *    kept (score descending, then rowid, as SQLite breaks ties).
+ * 3. The k blocks and their first paths, by rowid (a block removed since step 2 is left out).
  */
 export class PostgresSearch {
   constructor(private readonly pool: pg.Pool) {}
 
   async candidates(query: string, k: number, filter: SearchFilter = {}): Promise<TextCandidate[]> {
-    const plan = await this.plan(query, filter);
-    if (!plan) return [];
+    const top = await this.top(query, k, filter);
+    if (top.length === 0) return [];
     const { rows } = await this.pool.query(
-      `WITH top AS (${plan.sql})
-       SELECT b.*, top.score, (SELECT min(p.path) FROM paths p WHERE p.doc_id = b.doc_id) AS path
-       FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.score DESC, top.rowid`,
-      [...plan.params, k],
+      `SELECT b.*, (SELECT min(p.path) FROM paths p WHERE p.doc_id = b.doc_id) AS path
+       FROM unnest($1::bigint[]) WITH ORDINALITY AS t(rowid, n) JOIN blocks b ON b.rowid = t.rowid ORDER BY t.n`,
+      [top.map((t) => t.rowid)],
     );
-    return rows.map((row: Row) => ({ block: toBlock(row), path: row.path ?? null, score: row.score }));
+    const scores = new Map(top.map((t) => [t.rowid, t.score]));
+    return rows.map((row: Row) => ({ block: toBlock(row), path: row.path ?? null, score: scores.get(Number(row.rowid))! }));
   }
 
   async rank(query: string, k: number): Promise<RankedBlock[]> {
-    const plan = await this.plan(query, {});
-    if (!plan) return [];
-    const { rows } = await this.pool.query(
-      `WITH top AS (${plan.sql})
-       SELECT b.doc_id AS "docId", b.ordinal, top.score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.score DESC, top.rowid`,
-      [...plan.params, k],
+    const top = await this.top(query, k, {});
+    if (top.length === 0) return [];
+    const { rows } = await this.pool.query<{ rowid: number; docId: string; ordinal: number }>(
+      `SELECT b.rowid, b.doc_id AS "docId", b.ordinal FROM unnest($1::bigint[]) WITH ORDINALITY AS t(rowid, n) JOIN blocks b ON b.rowid = t.rowid ORDER BY t.n`,
+      [top.map((t) => t.rowid)],
     );
-    return rows as RankedBlock[];
+    const scores = new Map(top.map((t) => [t.rowid, t.score]));
+    return rows.map((row) => ({ docId: row.docId, ordinal: row.ordinal, score: scores.get(Number(row.rowid))! }));
   }
 
   /**
-   * The scoring statement for `query` under `filter` (its LIMIT is the last parameter, added by the
-   * caller), or undefined when nothing can match: no searchable term, no term any block holds, or
-   * a path glob no document matches.
+   * The best k blocks for `query` under `filter`, scored; empty when nothing can match: no
+   * searchable term, no term any block holds, or a path glob no document matches.
    */
-  private async plan(query: string, filter: SearchFilter): Promise<{ sql: string; params: unknown[] } | undefined> {
+  private async top(query: string, k: number, filter: SearchFilter): Promise<Scored[]> {
+    if (k <= 0) return [];
     const analysed = [...new Set(analyze(query))];
-    if (analysed.length === 0) return undefined;
+    if (analysed.length === 0) return [];
     const stats = await this.statistics(analysed.map(lexemeOf));
     const terms = queryTerms(query, stats.termStats);
-    if (terms.length === 0) return undefined;
+    if (terms.length === 0) return [];
     const lexemes = terms.map(lexemeOf);
-    const idfs = lexemes.map((lexeme) => idf(stats.blocks, stats.df.get(lexeme) ?? 0));
     const lengths = stats.lengths;
-    const l0 = baseNormaliser(lengths);
+    const k1l0 = K1 * baseNormaliser(lengths);
     // SQLite hands FTS5 the weights printed to 12 significant digits (rankFunction): the same numbers here.
     const weights = columnWeights(lengths).map((w) => Number(w.toPrecision(12)));
 
-    const params: unknown[] = [lexemes, idfs, weights, K1 * l0, tsquery(lexemes)];
+    const params: unknown[] = [lexemes];
     const conditions: string[] = [];
     const joins: string[] = [];
     const docIds = asArray(filter.docId);
@@ -72,11 +80,11 @@ export class PostgresSearch {
     if (filter.path) {
       const matched = await this.documentsAtPaths(filter.path);
       docIdSet = docIdSet ? docIdSet.filter((id) => matched.has(id)) : [...matched];
-      if (docIdSet.length === 0) return undefined;
+      if (docIdSet.length === 0) return [];
     }
     const formats = asArray(filter.format);
     const needsBlock = docIdSet !== undefined || formats.length > 0 || filter.pageFrom !== undefined || filter.pageTo !== undefined;
-    if (needsBlock) joins.push('JOIN blocks b ON b.rowid = t.rowid');
+    if (needsBlock) joins.push('JOIN blocks b ON b.rowid = p.rowid');
     if (docIdSet) {
       params.push(docIdSet);
       conditions.push(`b.doc_id = ANY($${params.length}::text[])`);
@@ -94,19 +102,22 @@ export class PostgresSearch {
       params.push(filter.pageTo);
       conditions.push(`b.page_start <= $${params.length}`);
     }
-    const limit = `$${params.length + 1}`;
-    // tf * w * (k1 + 1) / (tf * w + k1 * L0), summed over the block's matched terms (and parts).
-    const sql = `
-      SELECT t.rowid, sum(q.idf * (m.tf * w.w * ${K1 + 1}) / (m.tf * w.w + $4::float8)) AS score
-      FROM block_terms t ${joins.join(' ')}
-      CROSS JOIN LATERAL (
-        SELECT u.lexeme, cardinality(u.positions)::float8 AS tf FROM unnest(ts_filter(setweight(t.terms, 'A', $1::text[]), '{a}')) u
-      ) m
-      JOIN unnest($1::text[], $2::float8[]) AS q(lexeme, idf) ON q.lexeme = m.lexeme
-      JOIN unnest($3::float8[]) WITH ORDINALITY AS w(w, col) ON w.col = t.col + 1
-      WHERE t.terms @@ $5::tsquery ${conditions.map((c) => `AND ${c}`).join(' ')}
-      GROUP BY t.rowid ORDER BY score DESC, t.rowid LIMIT ${limit}`;
-    return { sql, params };
+    const { rows } = await this.pool.query<{ lexeme: string; packed: Buffer }>({
+      text: `SELECT p.lexeme, string_agg(int8send(p.rowid) || int2send(p.col) || int2send(p.tf), ''::bytea) AS packed
+             FROM postings p ${joins.join(' ')}
+             WHERE p.lexeme = ANY($1::text[]) ${conditions.map((c) => `AND ${c}`).join(' ')}
+             GROUP BY p.lexeme`,
+      values: params,
+    });
+    const packed = new Map(rows.map((row) => [row.lexeme, row.packed]));
+    const scores = new Map<number, number>();
+    for (const lexeme of lexemes) {
+      const bytes = packed.get(lexeme);
+      if (!bytes) continue;
+      const idfOf = idf(stats.blocks, stats.df.get(lexeme) ?? 0);
+      addScores(scores, bytes, idfOf, weights, k1l0);
+    }
+    return best(scores, k);
   }
 
   /** Document frequencies of `lexemes`, the block count and the length columns, in one round trip. */
@@ -146,11 +157,44 @@ export async function documentsAtPaths(db: pg.Pool | pg.PoolClient, glob: string
   return out;
 }
 
-/** A tsquery matching any of `lexemes` (literal lexemes: no parser, no dictionary). */
-function tsquery(lexemes: readonly string[]): string {
-  return lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
-}
-
 function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
+}
+
+/** Bytes per packed posting: rowid (int8), length column (int2), term frequency (int2), big-endian. */
+const POSTING_BYTES = 12;
+
+/**
+ * Adds one term's contributions to `scores`: idf * (tf * w * (k1 + 1)) / (tf * w + k1 * L0), with
+ * w the weight of the block's length column (the expression of src/search/bm25.ts, in its order).
+ */
+function addScores(scores: Map<number, number>, bytes: Buffer, idfOf: number, weights: readonly number[], k1l0: number): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at + POSTING_BYTES <= bytes.byteLength; at += POSTING_BYTES) {
+    const rowid = view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
+    const w = weights[view.getInt16(at + 8)]!;
+    const tf = view.getInt16(at + 10);
+    const score = (idfOf * (tf * w * (K1 + 1))) / (tf * w + k1l0);
+    scores.set(rowid, (scores.get(rowid) ?? 0) + score);
+  }
+}
+
+/** The best k of `scores`: score descending, then rowid ascending. */
+function best(scores: Map<number, number>, k: number): Scored[] {
+  const top: Scored[] = [];
+  const before = (a: Scored, b: Scored) => a.score > b.score || (a.score === b.score && a.rowid < b.rowid);
+  for (const [rowid, score] of scores) {
+    const entry = { rowid, score };
+    if (top.length === k && !before(entry, top[k - 1]!)) continue;
+    let lo = 0;
+    let hi = top.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(top[mid]!, entry)) lo = mid + 1;
+      else hi = mid;
+    }
+    top.splice(lo, 0, entry);
+    if (top.length > k) top.pop();
+  }
+  return top;
 }

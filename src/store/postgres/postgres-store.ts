@@ -12,9 +12,9 @@ import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../ch
 import { inspect, rebuiltRepair } from './postgres-check.js';
 import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
 import { createJob, getJob, listJobs, updateJob } from './postgres-jobs.js';
-import { indexEntry, IndexDelta } from './postgres-fts.js';
+import { indexEntry, IndexDelta, type IndexEntry } from './postgres-fts.js';
 import { readOriginal, writeOriginal } from './postgres-originals.js';
-import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
+import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, fromPgText, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
 import { PostgresSearch } from './postgres-search.js';
 import { PostgresVectors } from './postgres-vectors.js';
@@ -291,6 +291,7 @@ export class PostgresStore implements LibraryStore {
     const columns: unknown[][] = BLOCK_COLUMNS.map(() => []);
     for (const block of blocks) blockValues(block).forEach((value, c) => columns[c]!.push(value));
     const index = { ids: [] as string[], parts: [] as number[], cols: [] as number[], lengths: [] as number[], terms: [] as string[] };
+    const postings = new PostingRows<string>();
     blocks.forEach((block, i) => {
       const entry = indexEntry(bodies[i]!);
       entry.parts.forEach((terms, part) => {
@@ -300,6 +301,7 @@ export class PostgresStore implements LibraryStore {
         index.lengths.push(entry.length);
         index.terms.push(terms);
       });
+      postings.add(block.id, entry);
       delta.add(entry);
     });
     const n = BLOCK_COLUMNS.length;
@@ -312,22 +314,44 @@ export class PostgresStore implements LibraryStore {
     });
     await client.query(
       `WITH u AS (SELECT * FROM unnest(${unnest}) WITH ORDINALITY AS u(${BLOCK_COLUMNS.join(', ')}, n)),
-       ins AS (INSERT INTO blocks (${BLOCK_COLUMNS.join(', ')}) SELECT ${selected.join(', ')} FROM u ORDER BY u.n RETURNING rowid, id)
-       INSERT INTO block_terms (rowid, part, col, length, terms)
-       SELECT ins.rowid, t.part, t.col, t.length, t.terms::tsvector
-       FROM unnest($${n + 1}::text[], $${n + 2}::int[], $${n + 3}::int[], $${n + 4}::int[], $${n + 5}::text[]) AS t(id, part, col, length, terms)
-       JOIN ins ON ins.id = t.id`,
-      [...columns, index.ids, index.parts, index.cols, index.lengths, index.terms],
+       ins AS (INSERT INTO blocks (${BLOCK_COLUMNS.join(', ')}) SELECT ${selected.join(', ')} FROM u ORDER BY u.n RETURNING rowid, id),
+       terms AS (
+         INSERT INTO block_terms (rowid, part, col, length, terms)
+         SELECT ins.rowid, t.part, t.col, t.length, t.terms::tsvector
+         FROM unnest($${n + 1}::text[], $${n + 2}::int[], $${n + 3}::int[], $${n + 4}::int[], $${n + 5}::text[]) AS t(id, part, col, length, terms)
+         JOIN ins ON ins.id = t.id)
+       INSERT INTO postings (lexeme, rowid, col, tf)
+       SELECT p.lexeme, ins.rowid, p.col, p.tf
+       FROM unnest($${n + 6}::text[], $${n + 7}::text[], $${n + 8}::int[], $${n + 9}::int[]) AS p(id, lexeme, col, tf)
+       JOIN ins ON ins.id = p.id`,
+      [...columns, index.ids, index.parts, index.cols, index.lengths, index.terms, postings.blocks, postings.lexemes, postings.cols, postings.tfs],
     );
   }
 
-  /** Deletes a document's blocks (their index rows cascade), counting what leaves the index into `delta`. */
+  /**
+   * Deletes a document's blocks (their index rows cascade) and their postings (found by the terms
+   * of the index rows), counting what leaves the index into `delta`.
+   */
   private async deleteBlocks(client: pg.PoolClient, docId: string, delta: IndexDelta): Promise<void> {
-    const { rows } = await client.query<{ part: number; length: number; lexemes: string[] }>(
-      `SELECT t.part, t.length, tsvector_to_array(t.terms) AS lexemes FROM block_terms t JOIN blocks b ON b.rowid = t.rowid WHERE b.doc_id = $1`,
+    const { rows } = await client.query<{ rowid: number; part: number; length: number; lexemes: string[] }>(
+      `SELECT t.rowid, t.part, t.length, tsvector_to_array(t.terms) AS lexemes FROM block_terms t JOIN blocks b ON b.rowid = t.rowid WHERE b.doc_id = $1`,
       [docId],
     );
-    for (const row of rows) delta.remove(row);
+    const lexemes: string[] = [];
+    const rowids: number[] = [];
+    for (const row of rows) {
+      delta.remove(row);
+      for (const lexeme of row.lexemes) {
+        lexemes.push(lexeme);
+        rowids.push(row.rowid);
+      }
+    }
+    if (lexemes.length > 0) {
+      await client.query(
+        'DELETE FROM postings p USING unnest($1::text[], $2::bigint[]) AS x(lexeme, rowid) WHERE p.lexeme = x.lexeme AND p.rowid = x.rowid',
+        [lexemes, rowids],
+      );
+    }
     await client.query('DELETE FROM blocks WHERE doc_id = $1', [docId]);
   }
 
@@ -503,7 +527,7 @@ export class PostgresStore implements LibraryStore {
     let remaining = first.found;
     if (options.repair && first.found.some((f) => f.repairable)) {
       const blocks = await this.transaction(async (client) => {
-        await client.query('LOCK TABLE blocks, block_terms, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
+        await client.query('LOCK TABLE blocks, block_terms, postings, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
         await rebuildIndex(client, undefined);
         return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
       });
@@ -615,7 +639,7 @@ const DOCUMENT_SELECT = `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_
  * (the migration lock is held, so no writer runs meanwhile).
  */
 async function rebuildIndex(client: pg.PoolClient, onProgress: StoreOpenOptions['onIndexRebuild']): Promise<void> {
-  await client.query('DELETE FROM block_terms; DELETE FROM term_df; DELETE FROM fts_lengths; DELETE FROM index_stats');
+  await client.query('DELETE FROM block_terms; DELETE FROM postings; DELETE FROM term_df; DELETE FROM fts_lengths; DELETE FROM index_stats');
   const total = onProgress ? Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n) : 0;
   const report = total > 0 ? onProgress : undefined;
   report?.(0, total);
@@ -628,9 +652,10 @@ async function rebuildIndex(client: pg.PoolClient, onProgress: StoreOpenOptions[
     if (rows.length === 0) break;
     const delta = new IndexDelta();
     const index = { rowids: [] as number[], parts: [] as number[], cols: [] as number[], lengths: [] as number[], terms: [] as string[] };
+    const postings = new PostingRows<number>();
     for (const row of rows) {
-      const block = toBlock({ ...row, heading_path: row.heading_path });
-      const entry = indexEntry(blockIndexText(block));
+      // Only the two columns the analysis reads (toBlock wants the whole row).
+      const entry = indexEntry(blockIndexText({ headingPath: row.heading_path.map((h) => fromPgText(h)), text: fromPgText(row.text) }));
       entry.parts.forEach((terms, part) => {
         index.rowids.push(row.rowid);
         index.parts.push(part);
@@ -638,17 +663,37 @@ async function rebuildIndex(client: pg.PoolClient, onProgress: StoreOpenOptions[
         index.lengths.push(entry.length);
         index.terms.push(terms);
       });
+      postings.add(row.rowid, entry);
       delta.add(entry);
     }
     await client.query(
-      `INSERT INTO block_terms (rowid, part, col, length, terms)
-       SELECT rowid, part, col, length, terms::tsvector FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS t(rowid, part, col, length, terms)`,
-      [index.rowids, index.parts, index.cols, index.lengths, index.terms],
+      `WITH terms AS (
+         INSERT INTO block_terms (rowid, part, col, length, terms)
+         SELECT rowid, part, col, length, terms::tsvector FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[], $5::text[]) AS t(rowid, part, col, length, terms))
+       INSERT INTO postings (lexeme, rowid, col, tf) SELECT * FROM unnest($6::text[], $7::bigint[], $8::int[], $9::int[])`,
+      [index.rowids, index.parts, index.cols, index.lengths, index.terms, postings.lexemes, postings.blocks, postings.cols, postings.tfs],
     );
     // Applied per page: the document-frequency map of a large library would not fit otherwise.
     await delta.apply(client);
     last = rows[rows.length - 1]!.rowid;
     done += rows.length;
     report?.(Math.min(done, total), total);
+  }
+}
+
+/** Postings rows of a batch of blocks as parallel arrays (for one unnest), keyed by block id or rowid. */
+class PostingRows<K> {
+  readonly blocks: K[] = [];
+  readonly lexemes: string[] = [];
+  readonly cols: number[] = [];
+  readonly tfs: number[] = [];
+
+  add(block: K, entry: IndexEntry): void {
+    entry.lexemes.forEach((lexeme, i) => {
+      this.blocks.push(block);
+      this.lexemes.push(lexeme);
+      this.cols.push(entry.column);
+      this.tfs.push(entry.tfs[i]!);
+    });
   }
 }

@@ -60,6 +60,10 @@ async function contents(schema: string) {
       terms: await q('SELECT b.id, t.part, t.col, t.length, t.terms::text FROM S.block_terms t JOIN S.blocks b USING (rowid) ORDER BY b.id, t.part'),
       df: await q('SELECT term, df FROM S.term_df WHERE df <> 0 ORDER BY term'),
       recountedDf: await q('SELECT lexeme AS term, count(*)::int AS df FROM S.block_terms, unnest(terms) AS u(lexeme) GROUP BY lexeme ORDER BY lexeme'),
+      postings: await q('SELECT b.id, p.lexeme, p.col, p.tf FROM S.postings p LEFT JOIN S.blocks b USING (rowid) ORDER BY b.id, p.lexeme'),
+      expectedPostings: await q(
+        'SELECT b.id, u.lexeme, t.col, cardinality(u.positions) AS tf FROM S.block_terms t JOIN S.blocks b USING (rowid), unnest(t.terms) AS u ORDER BY b.id, u.lexeme',
+      ),
       lengths: await q('SELECT col, blocks, terms FROM S.fts_lengths WHERE blocks <> 0 OR terms <> 0 ORDER BY col'),
       stats: await q('SELECT key, value FROM S.index_stats ORDER BY key'),
       parseCache: await q('SELECT key, doc_id FROM S.parse_cache ORDER BY key'),
@@ -113,7 +117,7 @@ describe.skipIf(!TEST_DATABASE_URL)('several writers on one Postgres library', (
     expect(seen).toBe(files.length * (WRITERS - 1));
   });
 
-  test('the library equals the sequential run: documents, paths, blocks, index rows and statistics', async () => {
+  test('the library equals the sequential run: documents, paths, blocks, index rows, postings and statistics', async () => {
     const [a, b] = await Promise.all([contents(sequential), contents(concurrent)]);
     expect(b.documents.length).toBeGreaterThan(40);
     expect(b.documents).toEqual(a.documents);
@@ -123,6 +127,9 @@ describe.skipIf(!TEST_DATABASE_URL)('several writers on one Postgres library', (
     expect(b.df).toEqual(a.df);
     // The kept document frequencies are what the index rows say, not just equal by chance.
     expect(b.df).toEqual(b.recountedDf);
+    // The postings search scores from: one per block and term of the index rows, none left over.
+    expect(b.postings).toEqual(a.postings);
+    expect(b.postings).toEqual(b.expectedPostings);
     expect(b.lengths).toEqual(a.lengths);
     expect(b.stats).toEqual(a.stats);
     expect(b.parseCache).toEqual(a.parseCache);

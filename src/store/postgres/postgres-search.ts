@@ -22,9 +22,10 @@ interface Scored {
  *    columns (a handful of indexed rows). The terms are pruned as SQLite prunes them (`queryTerms`)
  *    and each kept term's IDF and every column's weight are computed here.
  * 2. The postings of the kept terms (an index-only scan of the `postings` btree: block rowid,
- *    length column and term frequency per block holding the term), packed per term into one
- *    bytea of 12-byte entries, with every filter a condition of the same statement (so k results
- *    are k results of the filter). The scores are summed here, over typed reads of those bytes,
+ *    length column and term frequency per block holding the term), aggregated per term into two
+ *    integer arrays (rowids; column and frequency as one int4), with every filter a condition of
+ *    the same statement (so k results are k results of the filter). The scores are summed here,
+ *    reading the arrays' text digit by digit,
  *    in one fixed term order (blocks with the same terms get bit-identical scores), and the best k
  *    kept (score descending, then rowid, as SQLite breaks ties).
  * 3. The k blocks and their first paths, by rowid (a block removed since step 2 is left out).
@@ -102,20 +103,23 @@ export class PostgresSearch {
       params.push(filter.pageTo);
       conditions.push(`b.page_start <= $${params.length}`);
     }
-    const { rows } = await this.pool.query<{ lexeme: string; packed: Buffer }>({
-      text: `SELECT p.lexeme, string_agg(int8send(p.rowid) || int2send(p.col) || int2send(p.tf), ''::bytea) AS packed
+    // The arrays arrive as their text, unparsed (read below without building arrays of strings).
+    const statement: pg.QueryConfig = {
+      text: `SELECT p.lexeme, array_agg(p.rowid) AS rowids, array_agg(p.col * ${COLUMN_SHIFT} + p.tf) AS entries
              FROM postings p ${joins.join(' ')}
              WHERE p.lexeme = ANY($1::text[]) ${conditions.map((c) => `AND ${c}`).join(' ')}
              GROUP BY p.lexeme`,
       values: params,
-    });
-    const packed = new Map(rows.map((row) => [row.lexeme, row.packed]));
+      types: RAW,
+    };
+    const { rows } = await this.pool.query<{ lexeme: string; rowids: string; entries: string }>(statement);
+    const postings = new Map(rows.map((row) => [row.lexeme, row]));
     const scores = new Map<number, number>();
     for (const lexeme of lexemes) {
-      const bytes = packed.get(lexeme);
-      if (!bytes) continue;
+      const row = postings.get(lexeme);
+      if (!row) continue;
       const idfOf = idf(stats.blocks, stats.df.get(lexeme) ?? 0);
-      addScores(scores, bytes, idfOf, weights, k1l0);
+      addScores(scores, row.rowids, row.entries, idfOf, weights, k1l0);
     }
     return best(scores, k);
   }
@@ -161,22 +165,47 @@ function asArray<T>(value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? [...value] : [value];
 }
 
-/** Bytes per packed posting: rowid (int8), length column (int2), term frequency (int2), big-endian. */
-const POSTING_BYTES = 12;
+/** A posting's column and frequency travel as one int4: col * COLUMN_SHIFT + tf (tf <= MAX_POSITIONS). */
+const COLUMN_SHIFT = 1024;
+
+/** Every column of the postings statement as the server sent it: text, unparsed. */
+const RAW = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
+
+/**
+ * The elements of a one-dimensional array of non-negative integers without NULLs, from its text
+ * ("{1,2,3}"), in order: `each(value, i)`.
+ */
+function readIntArray(text: string, each: (value: number, i: number) => void): void {
+  let value = 0;
+  let i = 0;
+  let digits = false;
+  for (let at = 1; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits = true;
+    } else if (digits) {
+      each(value, i++);
+      value = 0;
+      digits = false;
+    }
+  }
+}
 
 /**
  * Adds one term's contributions to `scores`: idf * (tf * w * (k1 + 1)) / (tf * w + k1 * L0), with
  * w the weight of the block's length column (the expression of src/search/bm25.ts, in its order).
  */
-function addScores(scores: Map<number, number>, bytes: Buffer, idfOf: number, weights: readonly number[], k1l0: number): void {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = 0; at + POSTING_BYTES <= bytes.byteLength; at += POSTING_BYTES) {
-    const rowid = view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
-    const w = weights[view.getInt16(at + 8)]!;
-    const tf = view.getInt16(at + 10);
+function addScores(scores: Map<number, number>, rowidText: string, entryText: string, idfOf: number, weights: readonly number[], k1l0: number): void {
+  const rowids: number[] = [];
+  readIntArray(rowidText, (rowid) => rowids.push(rowid));
+  readIntArray(entryText, (entry, i) => {
+    const w = weights[Math.floor(entry / COLUMN_SHIFT)]!;
+    const tf = entry % COLUMN_SHIFT;
     const score = (idfOf * (tf * w * (K1 + 1))) / (tf * w + k1l0);
+    const rowid = rowids[i]!;
     scores.set(rowid, (scores.get(rowid) ?? 0) + score);
-  }
+  });
 }
 
 /** The best k of `scores`: score descending, then rowid ascending. */

@@ -83,7 +83,9 @@ export function documentRoutes(ctx: ServeContext) {
       responses: { 200: { description: 'the document', schema: DocumentDetailSchema }, 404: { description: 'no such document (NOT_FOUND)' } },
       handler: async ({ params }) => {
         const doc = await find(params.id);
-        const outline = outlineFromBlocks(doc.id, await ctx.library.blocks(doc.id));
+        // From the blocks' spans and the few texts that hold heading lines (LibraryStore.outlineBlocks),
+        // kept by the library's retrieval sources while the document's chunking is the same.
+        const outline = (await ctx.library.retrievalSources.fetcher.outline?.(doc.id)) ?? outlineFromBlocks(doc.id, await ctx.library.outlineBlocks(doc.id));
         return { document: doc, outline: outline.roots.map(outlineJson), warnings: doc.warnings, original: doc.original ? `/v1/documents/${doc.id}/original` : null };
       },
     });

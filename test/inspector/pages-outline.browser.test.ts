@@ -27,19 +27,23 @@ describe.skipIf(!haveChromium || !hasShared)('inspector in Chromium: compare on 
   let sentence: Library;
   let browser: import('playwright-core').Browser;
   const pdf = corpus('pdf', 'normal_4pages.pdf');
+  /** An image document: OCR boxes in the image's own pixels. */
+  const image = corpus('images', 'layout-parser-paper-with-table.jpg');
   let pdfId = '';
+  let imageId = '';
   let mdId = '';
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     const md = manyHeadingsMarkdown(SECTIONS);
     running = await startServer({ plugins: [inspectorPlugin()] });
-    const report = await running.library.addFiles([pdf, md], { workers: 1 });
-    expect(report.docsAdded).toBe(2);
+    const report = await running.library.addFiles([pdf, md, image], { workers: 1 });
+    expect(report.docsAdded).toBe(3);
     pdfId = (await running.library.document(pdf))!.id;
+    imageId = (await running.library.document(image))!.id;
     mdId = (await running.library.document(md))!.id;
     sentence = await Library.open(mkdtempSync(join(tmpdir(), 'gw-inspector-sentence-')));
-    expect((await sentence.addFiles([pdf], { workers: 0, strategy: 'sentence' })).docsAdded).toBe(1);
+    expect((await sentence.addFiles([pdf, image], { workers: 0, strategy: 'sentence' })).docsAdded).toBe(2);
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   }, 300_000);
@@ -65,17 +69,17 @@ describe.skipIf(!haveChromium || !hasShared)('inspector in Chromium: compare on 
     })));
 
   /** The regions drawn are exactly the blocks' boxes on that page, in order, each at its box scaled to the image. */
-  function expectRegions(drawn: Drawn[], blocks: readonly Block[], pageNo: number) {
+  function expectRegions(drawn: Drawn[], blocks: readonly Block[], pageNo: number, scale = SCALE) {
     const expected = blocks.flatMap((b) => (b.bboxes ?? []).filter((x) => (x.page ?? b.pageStart) === pageNo).map((box) => ({ ordinal: b.ordinal, box })));
     expect(expected.length).toBeGreaterThan(0);
     expect(drawn.length).toBe(expected.length);
     drawn.forEach((d, i) => {
       const { ordinal, box } = expected[i]!;
       expect(d.ordinal).toBe(ordinal);
-      expect(d.x).toBeCloseTo(box.x0 * SCALE, 3);
-      expect(d.y).toBeCloseTo(box.y0 * SCALE, 3);
-      expect(d.w).toBeCloseTo((box.x1 - box.x0) * SCALE, 3);
-      expect(d.h).toBeCloseTo((box.y1 - box.y0) * SCALE, 3);
+      expect(d.x).toBeCloseTo(box.x0 * scale, 3);
+      expect(d.y).toBeCloseTo(box.y0 * scale, 3);
+      expect(d.w).toBeCloseTo((box.x1 - box.x0) * scale, 3);
+      expect(d.h).toBeCloseTo((box.y1 - box.y0) * scale, 3);
     });
   }
 
@@ -133,6 +137,27 @@ describe.skipIf(!haveChromium || !hasShared)('inspector in Chromium: compare on 
     await page.waitForSelector(`#page-a[data-page="${later.pageStart}"]`);
     await page.waitForSelector(`#page-b[data-page="${later.pageStart}"]`);
     expect(await page.$$eval('#regions-b rect.region.selected', (rects) => [...new Set(rects.map((r) => Number(r.getAttribute('data-ordinal'))))])).toEqual([later.ordinal]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('an image document: its chunk regions over the image in its own pixels, in the Chunks view and on both sides of Compare', async () => {
+    const blocksA = await running.library.blocks(imageId);
+    const blocksB = await sentence.blocks((await sentence.document(image))!.id);
+    const doc = await open(`#/doc/${imageId}`, 'document');
+    expect(await doc.page.getAttribute('#pagepane', 'data-page')).toBe('1');
+    const natural = await doc.page.$eval('#page-image', (img) => { const i = img as unknown as { naturalWidth: number; naturalHeight: number }; return [i.naturalWidth, i.naturalHeight]; });
+    const drawn = await drawnRegions(doc.page, '#regions');
+    expectRegions(drawn, blocksA, 1, 1);
+    for (const d of drawn) expect(d.x + d.w <= natural[0]! + 1 && d.y + d.h <= natural[1]! + 1).toBe(true);
+    await doc.page.screenshot({ path: join(SHOTS, 'image-document.png') });
+    expect(doc.errors).toEqual([]);
+    await doc.page.close();
+    const params = new URLSearchParams({ a: JSON.stringify({ strategy: 'structure' }), b: JSON.stringify({ strategy: 'sentence' }) });
+    const { page, errors } = await open(`#/compare/${imageId}?${params}`, 'compare');
+    expectRegions(await drawnRegions(page, '#regions-a'), blocksA, 1, 1);
+    expectRegions(await drawnRegions(page, '#regions-b'), blocksB, 1, 1);
+    await page.screenshot({ path: join(SHOTS, 'compare-image.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);

@@ -97,12 +97,12 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 /**
  * A page image (`GET /v1/documents/{id}/pages/{n}.png`) with chunk regions drawn over it: every box
- * of every chunk on that page (`bboxes`, PDF points scaled by DPI/72), in the chunk's colour. The
+ * of every chunk on that page (`bboxes`, times `scale`: PDF points by DPI/72), in the chunk's colour. The
  * Chunks view draws the stored blocks with it; each side of Compare its strategy's chunks.
  * `chunks` may have holes (blocks still loading); `isSelected(i)` draws a region selected;
  * `onSelect(i)` is called when a region is clicked. `suffix` tells the ids apart (`regions-a`).
  */
-function pageRegions(id, chunks, { isSelected = () => false, onSelect = () => {}, suffix = '' } = {}) {
+function pageRegions(id, chunks, { scale = DPI / 72, isSelected = () => false, onSelect = () => {}, suffix = '' } = {}) {
   const img = el('img', { alt: '', id: `page-image${suffix}` });
   const svg = document.createElementNS(SVG, 'svg');
   svg.id = `regions${suffix}`;
@@ -115,7 +115,6 @@ function pageRegions(id, chunks, { isSelected = () => false, onSelect = () => {}
   }
   let shown = 0;
   function draw(p = shown) {
-    const scale = DPI / 72;
     svg.setAttribute('viewBox', `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
     const rects = [];
     for (const { i, box } of regionsFor(p)) {
@@ -145,6 +144,11 @@ function pageRegions(id, chunks, { isSelected = () => false, onSelect = () => {}
   }
   return { element, img, draw, load, refresh };
 }
+
+/** Documents whose pages the server serves as images (`pages/{n}.png`): PDFs, scans among them, and images. */
+const hasPages = (doc) => doc.format === 'pdf' || doc.format === 'image';
+/** Image pixels per box unit: PDF boxes are in points (rendered at DPI), an image's in its own pixels (served as they are). */
+const pageScale = (doc) => (doc.format === 'pdf' ? DPI / 72 : 1);
 
 /** ‹ page N of M › */
 function pageNav(p, pageCount, go, label = '') {
@@ -194,11 +198,11 @@ async function documentView(id, params) {
   });
   const metadata = api(`/v1/documents/${id}`).then((d) => {
     // The page image is fetched beside the blocks (into the browser's cache), not after them.
-    if (d.document.format === 'pdf') new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+    if (hasPages(d.document)) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
     return d;
   });
   const [{ document: doc, outline }, { blocks, total, loaded, rest: all }] = await Promise.all([metadata, loading]);
-  const isPdf = doc.format === 'pdf';
+  const isPdf = hasPages(doc); // PDFs (scans too) and images: a page image with regions
   let selected = params.has('chunk') ? Number(params.get('chunk')) : -1;
   // A chunk or page beyond the first blocks fetched needs them all before it is drawn.
   if (selected >= loaded || (loaded < total && Number(params.get('page') ?? 1) >= (blocks[loaded - 1]?.pageEnd ?? Infinity))) await all();
@@ -212,7 +216,7 @@ async function documentView(id, params) {
     select(Math.max(0, Math.min(total - 1, to)), true);
   });
 
-  const regions = pageRegions(id, blocks, { isSelected: (i) => i === selected, onSelect: (i) => select(i, true) });
+  const regions = pageRegions(id, blocks, { scale: pageScale(doc), isSelected: (i) => i === selected, onSelect: (i) => select(i, true) });
   const drawRegions = (p) => regions.draw(p);
   async function showPage(p) {
     page = p;
@@ -358,7 +362,7 @@ function boundaryStrip(sides, length) {
 
 async function compareView(id, params) {
   const { document: doc } = await api(`/v1/documents/${id}`);
-  const isPdf = doc.format === 'pdf';
+  const isPdf = hasPages(doc); // PDFs (scans too) and images: a page image with regions
   const parseSide = (name, fallback) => {
     try { return params.has(name) ? JSON.parse(params.get(name)) : fallback; } catch { return fallback; }
   };
@@ -404,7 +408,7 @@ async function compareView(id, params) {
     const side = { name, chunks, marked: new Set() };
     if (isPdf) {
       // This strategy's chunks over the page, drawn as the Chunks view draws the stored blocks.
-      side.regions = pageRegions(id, chunks, { isSelected: (i) => side.marked.has(i), onSelect: (i) => mark(side, i, true), suffix: `-${name}` });
+      side.regions = pageRegions(id, chunks, { scale: pageScale(doc), isSelected: (i) => side.marked.has(i), onSelect: (i) => mark(side, i, true), suffix: `-${name}` });
       side.pagePane = el('div', { class: 'pane compare-page', id: `page-${name}` }, side.regions.element);
       column.append(side.pagePane);
     }

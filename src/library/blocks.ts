@@ -36,7 +36,7 @@ export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: st
     headingPath: c.headingPath,
     pageStart: c.pageStart ?? null,
     pageEnd: c.pageEnd ?? null,
-    bboxes: boxesOf(doc, c),
+    bboxes: chunkBoxes(doc, c),
     start: c.start,
     end: c.end,
     chars: c.chars,
@@ -49,7 +49,8 @@ export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: st
   }));
 }
 
-function boxesOf(doc: Document, c: Chunk): Block['bboxes'] {
+/** The boxes of the elements a chunk covers (each piece's, with its page), as its block stores them; null when none has one. */
+export function chunkBoxes(doc: Document, c: Pick<Chunk, 'start' | 'end'>): Block['bboxes'] {
   const els = doc.elements;
   // Elements are in canonical order: binary-search the first one ending after the chunk starts.
   let lo = 0;

@@ -23,7 +23,7 @@ import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
 import {
-  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type SearchFilter, type SearchHit,
+  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type OutlineBlock, type SearchFilter, type SearchHit,
   type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
 } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
@@ -866,6 +866,15 @@ export class Library {
 
   blocks(docId: string): Promise<Block[]> {
     return this.store.blocksOf(docId);
+  }
+
+  /**
+   * What the document's outline is built from, without the blocks' texts (except those that may
+   * hold a heading line), boxes and tables (`LibraryStore.outlineBlocks`). For the outline itself,
+   * cached: `library.retrievalSources.fetcher.outline(docId)`.
+   */
+  outlineBlocks(docId: string): Promise<OutlineBlock[]> {
+    return this.store.outlineBlocks(docId);
   }
 
   /** One block by its id. */

@@ -1,4 +1,4 @@
-import type { Block, SearchFilter, SearchHit, StoredDocument } from '../store/types.js';
+import type { Block, OutlineBlock, SearchFilter, SearchHit, StoredDocument } from '../store/types.js';
 import { asList, compileFilter, type RetrievalFilter } from './filter.js';
 import type { RetrievalSources } from './pipeline.js';
 import { outlineFromBlocks, type Outline } from './outline.js';
@@ -17,6 +17,8 @@ export interface LibraryLike {
    */
   searchCandidates?(query: string, options: { k: number; filter: SearchFilter }): Promise<Candidate[]>;
   blocks(docId: string): Block[] | Promise<Block[]>;
+  /** What an outline is built from without most of the texts (`LibraryStore.outlineBlocks`), when there is such a read. */
+  outlineBlocks?(docId: string): Promise<OutlineBlock[]>;
   documents(): StoredDocument[] | Promise<StoredDocument[]>;
   document(idOrPath: string): StoredDocument | undefined | Promise<StoredDocument | undefined>;
 }
@@ -36,7 +38,8 @@ export function librarySources(library: LibraryLike): RetrievalSources {
     library.searchCandidates
       ? library.searchCandidates(query, { k, filter })
       : Promise.resolve(library.searchText(query, { k, filter })).then((hits) => hits.map(toCandidate));
-  // Outlines are rebuilt from all of a document's blocks: keep the last ones, each valid while its
+  // Outlines are rebuilt from the document's blocks (their spans, and the texts that may hold a
+  // heading line, when the library has that read): keep the last ones, each valid while its
   // document has the same chunking (configHash) and block count (checked on every use).
   const outlines = new Map<string, { key: string; outline: Outline }>();
 
@@ -75,7 +78,7 @@ export function librarySources(library: LibraryLike): RetrievalSources {
       const key = `${doc.configHash}:${doc.blocks}`;
       const cached = outlines.get(docId);
       if (cached?.key === key) return cached.outline;
-      const outline = outlineFromBlocks(docId, await library.blocks(docId));
+      const outline = outlineFromBlocks(docId, library.outlineBlocks ? await library.outlineBlocks(docId) : await library.blocks(docId));
       outlines.delete(docId);
       outlines.set(docId, { key, outline });
       if (outlines.size > OUTLINE_CACHE) outlines.delete(outlines.keys().next().value!);

@@ -66,12 +66,17 @@ export function outlineFromDocument(doc: Pick<Document, 'id' | 'elements' | 'can
  * packed several small sections into one block: the outline is rebuilt from those, with the spans
  * of the document's own. Blocks without their canonical text (qwen) give the outline of their
  * heading paths instead: every distinct path a node, in the order the blocks first reach it.
+ * A block's `text` may be null where it holds no `# ` (no heading line): `LibraryStore.outlineBlocks`
+ * leaves those texts in the store, and the outline is the same.
  */
-export function outlineFromBlocks(docId: string, blocks: Iterable<Pick<Block, 'headingPath' | 'start' | 'end' | 'ordinal' | 'pageStart' | 'text' | 'strategy'>>): Outline {
+export function outlineFromBlocks(docId: string, blocks: Iterable<OutlineInput>): Outline {
   const list = [...blocks];
   const headings = headingLines(list);
   return headings.length > 0 ? outlineFromHeadingLines(docId, headings, list) : outlineFromHeadingPaths(docId, list);
 }
+
+/** What the outline needs of a block (a whole `Block` or a store's `OutlineBlock`). */
+export type OutlineInput = Pick<Block, 'headingPath' | 'start' | 'end' | 'ordinal' | 'pageStart' | 'strategy'> & { text: string | null };
 
 interface HeadingLine {
   level: number;
@@ -84,10 +89,11 @@ const HEADING_LINE = /^(#{1,6}) (.*\S.*)$/;
 const FENCE = /^(```|~~~~)/;
 
 /** Canonical heading lines in the blocks' bodies, by offset (once each where blocks overlap). */
-function headingLines(blocks: readonly Pick<Block, 'text' | 'start' | 'end' | 'strategy'>[]): HeadingLine[] {
+function headingLines(blocks: readonly OutlineInput[]): HeadingLine[] {
   const found = new Map<number, HeadingLine>();
   for (const block of blocks) {
-    const body = blockBody(block);
+    if (block.text === null || !block.text.includes('# ')) continue;
+    const body = blockBody(block as OutlineInput & { text: string });
     if (body === undefined) continue;
     let inFence = false;
     let at = 0;

@@ -9,6 +9,9 @@ import { JOB_STATES } from '../store/types.js';
 
 const nullableInt = z.number().int().nullable();
 
+/** Where a block's (or a chunk's) elements are on their pages: PDF points, top-left origin; each box's page when it has one. */
+export const BBoxesSchema = z.array(z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number(), page: z.number().int().optional() })).nullable();
+
 export const BlockSchema = z.object({
   id: z.string(),
   docId: z.string(),
@@ -18,7 +21,7 @@ export const BlockSchema = z.object({
   headingPath: z.array(z.string()),
   pageStart: nullableInt,
   pageEnd: nullableInt,
-  bboxes: z.array(z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number(), page: z.number().int().optional() })).nullable(),
+  bboxes: BBoxesSchema,
   start: z.number().int(),
   end: z.number().int(),
   chars: z.number().int(),

@@ -30,6 +30,9 @@ export interface Block {
   configHash: string;
 }
 
+/** A block as `LibraryStore.outlineBlocks` reads it: `text` is null where it holds no `# `. */
+export type OutlineBlock = Pick<Block, 'ordinal' | 'start' | 'end' | 'pageStart' | 'headingPath' | 'strategy'> & { text: string | null };
+
 /** A stored document: the parsed Document's header plus where it came from. */
 export interface StoredDocument {
   id: string;
@@ -323,6 +326,13 @@ export interface LibraryStore {
   /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
   getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
   blocksOf(docId: string): Promise<Block[]>;
+  /**
+   * What a document's outline is built from (`outlineFromBlocks`, src/retrieval/outline.ts), by
+   * ordinal: every block's span, first page, heading path and strategy, and its text only when it
+   * contains `# ` (which every canonical heading line does; null otherwise). A long document's
+   * texts, boxes and tables are not read into the process.
+   */
+  outlineBlocks(docId: string): Promise<OutlineBlock[]>;
   /** One block by its id. */
   getBlock(blockId: string): Promise<Block | undefined>;
   /** The blocks of a document with `from <= ordinal <= to`, by ordinal (neighbours of a block). */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from '../../src/parse.js';
 import { chunk } from '../../src/chunk.js';
@@ -67,4 +69,35 @@ describe.skipIf(!hasShared)(`previews and page images (${hasShared ? 'corpus' : 
     expect((await fetch(`${s.url}/v1/documents/${id}/pages/999.png`)).status).toBe(404);
     expect((await fetch(`${s.url}/v1/documents/${id}/pages/0.png`)).status).toBe(400);
   });
+
+  it('serves an image document\'s page in its own pixels (its OCR boxes\' units), grey, whatever the dpi; 415 for a format without pages', async () => {
+    const file = corpus('images', 'table-multi-row-column-cells.png');
+    const job = await json(await fetch(`${s.url}/v1/documents`, { method: 'POST', body: fileForm(file) }));
+    const { last } = await followJob(s.url, job.id);
+    expect(last.event).toBe('done');
+    const id = (last.data as any).files[0].docId;
+    const response = await fetch(`${s.url}/v1/documents/${id}/pages/1.png?dpi=50`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const png = PNG.sync.read(Buffer.from(await response.arrayBuffer()));
+    const source = PNG.sync.read(readFileSync(file));
+    expect([png.width, png.height]).toEqual([source.width, source.height]);
+    // grey: every pixel's channels equal, and the source's luma
+    const at = (x: number, y: number) => (y * png.width + x) * 4;
+    for (const [x, y] of [[0, 0], [100, 50], [source.width - 1, source.height - 1]] as const) {
+      const i = at(x, y);
+      expect(png.data[i]).toBe(png.data[i + 1]);
+      expect(Math.abs(png.data[i]! - (source.data[i]! * 77 + source.data[i + 1]! * 150 + source.data[i + 2]! * 29) / 256)).toBeLessThanOrEqual(1);
+    }
+    // the boxes of its blocks lie inside that image
+    const boxes = (await s.library.blocks(id)).flatMap((b) => b.bboxes ?? []);
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const box of boxes) expect(box.x1 <= png.width && box.y1 <= png.height).toBe(true);
+    expect((await fetch(`${s.url}/v1/documents/${id}/pages/2.png`)).status).toBe(404);
+    const md = await json(await fetch(`${s.url}/v1/documents`, { method: 'POST', body: fileForm(corpus('md', 'nested.md')) }));
+    const mdId = (await followJob(s.url, md.id)).last.data as any;
+    const unsupported = await fetch(`${s.url}/v1/documents/${mdId.files[0].docId}/pages/1.png`);
+    expect(unsupported.status).toBe(415);
+    expect((await json(unsupported)).error.code).toBe('UNSUPPORTED');
+  }, 60_000);
 });

@@ -33,7 +33,9 @@ describe.skipIf(!hasShared)(`POST /v1/documents/{id}/chunk (${hasShared ? 'corpu
       expect(body.strategy).toBe('structure');
       expect(body.tokenizer).toBe('cl100k_base');
       const blocks = await s.library.blocks(id);
-      expect(body.chunks.map((c: any) => [c.start, c.end, c.tokens, c.text])).toEqual(blocks.map((b) => [b.start, b.end, b.tokens, b.text]));
+      expect(body.chunks.map((c: any) => [c.start, c.end, c.tokens, c.text, c.bboxes])).toEqual(blocks.map((b) => [b.start, b.end, b.tokens, b.text, b.bboxes]));
+      // A PDF's chunks carry their boxes, as its blocks do (the inspector's compare view draws them).
+      if (id === pdfId) expect(body.chunks.filter((c: any) => c.bboxes !== null).length).toBeGreaterThan(0);
       expect(body.canonical).toBeUndefined();
     }
   });

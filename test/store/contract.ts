@@ -11,6 +11,7 @@ import { Serial } from '../../src/library/serial.js';
 import { resolveCheckOptions } from '../../src/store/check.js';
 import { openStore } from '../../src/store/registry.js';
 import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.js';
+import { outlineFromBlocks, outlineNodes } from '../../src/retrieval/outline.js';
 import type { Block, BlockWithPath, DocumentWrite, JobRecord, LibraryStore, SearchFilter, StoreStats, VectorFilter, VectorSpace } from '../../src/store/types.js';
 
 export interface StoreContractOptions {
@@ -494,6 +495,31 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       await store.writeDocument(contractWrite('a', ['only block'], { configHash: 'config-2' }));
       expect(await store.getBlock('a-config-1-3')).toBeUndefined();
       expect((await store.getBlock('a-config-2-0'))?.text).toBe('only block');
+    });
+
+    test('outline blocks: every block\'s span, page, heading path and strategy; the text only where it holds "# "; the same outline as from the blocks', async () => {
+      const store = await fresh();
+      const texts = [
+        '# Intro',
+        'plain text with a #hashtag and no heading line',
+        '## 第二章 安装\n\nbody of the section',
+        'text with a NUL \u0000 and the escape \uE001 character, then\n\n### 2.1 Deeper',
+        'C# is a language (the "# " is there, no heading line)',
+        'closing words',
+      ];
+      const write = contractWrite('a', texts, { pages: [1, 1, 2, null, [3, 4], 5] });
+      await store.writeDocument(write);
+      await store.writeDocument(contractWrite('b', ['# other document']));
+      const lean = await store.outlineBlocks('doc-a');
+      expect(lean).toEqual(write.blocks.map((b) => ({
+        ordinal: b.ordinal, start: b.start, end: b.end, pageStart: b.pageStart, headingPath: b.headingPath, strategy: b.strategy,
+        text: b.text.includes('# ') ? b.text : null,
+      })));
+      expect(lean.filter((b) => b.text !== null).map((b) => b.ordinal)).toEqual([0, 2, 3, 4]);
+      const outline = outlineFromBlocks('doc-a', lean);
+      expect(outline).toEqual(outlineFromBlocks('doc-a', await store.blocksOf('doc-a')));
+      expect(outlineNodes(outline).map((n) => n.path)).toEqual([['Intro'], ['Intro', '第二章 安装'], ['Intro', '第二章 安装', '2.1 Deeper']]);
+      expect(await store.outlineBlocks('doc-none')).toEqual([]);
     });
 
     test('jobs: created, read, listed newest first by state, updated; a taken id is refused', async () => {

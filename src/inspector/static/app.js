@@ -93,6 +93,91 @@ function chunkRow(b, i, { idPrefix = 'chunk', selected = false, marked = false, 
   return row;
 }
 
+const SVG = 'http://www.w3.org/2000/svg';
+
+/**
+ * A page image (`GET /v1/documents/{id}/pages/{n}.png`) with chunk regions drawn over it: every box
+ * of every chunk on that page (`bboxes`, times `scale`: PDF points by DPI/72), in the chunk's colour. The
+ * Chunks view draws the stored blocks with it; each side of Compare its strategy's chunks.
+ * `chunks` may have holes (blocks still loading); `isSelected(i)` draws a region selected;
+ * `onSelect(i)` is called when a region is clicked. `suffix` tells the ids apart (`regions-a`).
+ */
+function pageRegions(id, chunks, { scale = DPI / 72, isSelected = () => false, onSelect = () => {}, suffix = '' } = {}) {
+  const img = el('img', { alt: '', id: `page-image${suffix}` });
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.id = `regions${suffix}`;
+  const element = el('div', { class: 'page' }, img, svg);
+  const ordinalOf = (c) => c.ordinal ?? c.index;
+  function regionsFor(p) {
+    const out = [];
+    chunks.forEach((c, i) => (c?.bboxes ?? []).forEach((box) => { if ((box.page ?? c.pageStart) === p) out.push({ i, box }); }));
+    return out;
+  }
+  let shown = 0;
+  function draw(p = shown) {
+    svg.setAttribute('viewBox', `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
+    const rects = [];
+    for (const { i, box } of regionsFor(p)) {
+      const r = document.createElementNS(SVG, 'rect');
+      r.setAttribute('class', `region${isSelected(i) ? ' selected' : ''}`);
+      r.dataset.ordinal = String(ordinalOf(chunks[i]));
+      r.dataset.index = String(i);
+      r.dataset.box = JSON.stringify(box);
+      r.setAttribute('x', box.x0 * scale); r.setAttribute('y', box.y0 * scale);
+      r.setAttribute('width', (box.x1 - box.x0) * scale); r.setAttribute('height', (box.y1 - box.y0) * scale);
+      r.setAttribute('fill', colour(i)); r.setAttribute('stroke', colour(i));
+      r.addEventListener('click', () => onSelect(i));
+      const title = document.createElementNS(SVG, 'title'); title.textContent = `chunk #${ordinalOf(chunks[i])}`; r.append(title);
+      rects.push(r);
+    }
+    svg.replaceChildren(...rects);
+    shown = p;
+  }
+  /** Loads page `p`'s image (settles when it is there; the regions are drawn by `draw`). */
+  function load(p) {
+    img.alt = `page ${p}`;
+    return new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+  }
+  /** Marks the regions selected again (after a selection changed), without drawing them anew. */
+  function refresh() {
+    svg.querySelectorAll('rect.region').forEach((r) => r.classList.toggle('selected', isSelected(Number(r.dataset.index))));
+  }
+  return { element, img, draw, load, refresh };
+}
+
+/** Documents whose pages the server serves as images (`pages/{n}.png`): PDFs, scans among them, and images. */
+const hasPages = (doc) => doc.format === 'pdf' || doc.format === 'image';
+/** Image pixels per box unit: PDF boxes are in points (rendered at DPI), an image's in its own pixels (served as they are). */
+const pageScale = (doc) => (doc.format === 'pdf' ? DPI / 72 : 1);
+
+/** ‹ page N of M › */
+function pageNav(p, pageCount, go, label = '') {
+  return el('div', { class: 'pages-nav' },
+    el('button', { onclick: () => go(Math.max(1, p - 1)), 'aria-label': `previous page${label}` }, '‹'),
+    `page ${p} of ${pageCount ?? '?'}`,
+    el('button', { onclick: () => go(Math.min(pageCount ?? p, p + 1)), 'aria-label': `next page${label}` }, '›'));
+}
+
+/** The outline (heading tree) as rows, parents before children, each with its depth (0 for a root). */
+function flattenOutline(roots) {
+  const rows = [];
+  const stack = [...roots].reverse().map((node) => ({ node, depth: 0 }));
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop();
+    rows.push({ title: node.title, depth, level: node.level, page: node.page, firstOrdinal: node.firstOrdinal, path: node.path });
+    for (let c = (node.children?.length ?? 0) - 1; c >= 0; c--) stack.push({ node: node.children[c], depth: depth + 1 });
+  }
+  return rows;
+}
+
+/** One heading of the outline pane, indented by its depth. */
+function outlineRow(h, k, onclick) {
+  const row = el('div', { class: 'heading', role: 'listitem', id: `heading-${k}`, 'data-depth': h.depth, 'data-level': h.level, title: h.path.join(' › '), onclick },
+    h.title, h.page !== undefined ? el('span', { class: 'meta' }, ` p. ${h.page}`) : null);
+  row.style.paddingLeft = `${0.4 + h.depth}em`; // CSSOM: the CSP allows no style attributes
+  return row;
+}
+
 function docTabs(id, current) {
   const tab = (href, label, name) => el('a', { href, class: `tab${current === name ? ' current' : ''}`, ...(current === name && { 'aria-current': 'page' }) }, label);
   return el('nav', { class: 'tabs', 'aria-label': 'document views' },
@@ -113,11 +198,11 @@ async function documentView(id, params) {
   });
   const metadata = api(`/v1/documents/${id}`).then((d) => {
     // The page image is fetched beside the blocks (into the browser's cache), not after them.
-    if (d.document.format === 'pdf') new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+    if (hasPages(d.document)) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
     return d;
   });
   const [{ document: doc, outline }, { blocks, total, loaded, rest: all }] = await Promise.all([metadata, loading]);
-  const isPdf = doc.format === 'pdf';
+  const isPdf = hasPages(doc); // PDFs (scans too) and images: a page image with regions
   let selected = params.has('chunk') ? Number(params.get('chunk')) : -1;
   // A chunk or page beyond the first blocks fetched needs them all before it is drawn.
   if (selected >= loaded || (loaded < total && Number(params.get('page') ?? 1) >= (blocks[loaded - 1]?.pageEnd ?? Infinity))) await all();
@@ -131,42 +216,13 @@ async function documentView(id, params) {
     select(Math.max(0, Math.min(total - 1, to)), true);
   });
 
-  function regionsFor(p) {
-    const out = [];
-    blocks.forEach((b, i) => (b?.bboxes ?? []).forEach((box) => { if ((box.page ?? b.pageStart) === p) out.push({ i, box }); }));
-    return out;
-  }
-  const img = el('img', { alt: '', id: 'page-image' });
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.id = 'regions';
-  function drawRegions(p) {
-    const scale = DPI / 72;
-    svg.setAttribute('viewBox', `0 0 ${img.naturalWidth} ${img.naturalHeight}`);
-    const rects = [];
-    for (const { i, box } of regionsFor(p)) {
-      const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-      r.setAttribute('class', `region${i === selected ? ' selected' : ''}`);
-      r.dataset.ordinal = String(blocks[i].ordinal);
-      r.dataset.box = JSON.stringify(box);
-      r.setAttribute('x', box.x0 * scale); r.setAttribute('y', box.y0 * scale);
-      r.setAttribute('width', (box.x1 - box.x0) * scale); r.setAttribute('height', (box.y1 - box.y0) * scale);
-      r.setAttribute('fill', colour(i)); r.setAttribute('stroke', colour(i));
-      r.addEventListener('click', () => select(i, true));
-      const title = document.createElementNS('http://www.w3.org/2000/svg', 'title'); title.textContent = `chunk #${blocks[i].ordinal}`; r.append(title);
-      rects.push(r);
-    }
-    svg.replaceChildren(...rects);
-  }
+  const regions = pageRegions(id, blocks, { scale: pageScale(doc), isSelected: (i) => i === selected, onSelect: (i) => select(i, true) });
+  const drawRegions = (p) => regions.draw(p);
   async function showPage(p) {
     page = p;
     if (!isPdf) return;
-    img.alt = `page ${p}`;
-    const nav = el('div', { class: 'pages-nav' },
-      el('button', { onclick: () => showPage(Math.max(1, page - 1)), 'aria-label': 'previous page' }, '‹'),
-      `page ${p} of ${doc.pageCount ?? '?'}`,
-      el('button', { onclick: () => showPage(Math.min(doc.pageCount ?? p, page + 1)), 'aria-label': 'next page' }, '›'));
-    pagePane.replaceChildren(nav, el('div', { class: 'page' }, img, svg));
-    await new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+    pagePane.replaceChildren(pageNav(p, doc.pageCount, showPage), regions.element);
+    await regions.load(p);
     if (page !== p) return; // another page was asked for meanwhile
     drawRegions(p);
     pagePane.dataset.page = String(p);
@@ -188,12 +244,13 @@ async function documentView(id, params) {
     if (scroll) list.scrollToIndex(i);
     const target = b.pageStart ?? page;
     if (isPdf && target !== page) showPage(target);
-    else pagePane.querySelectorAll('rect.region').forEach((r) => r.classList.toggle('selected', Number(r.dataset.ordinal) === b.ordinal));
+    else regions.refresh();
     history.replaceState(null, '', `#/doc/${id}?page=${b.pageStart ?? page}&chunk=${i}`);
   }
   const detail = el('div', { class: 'detail', id: 'detail', 'aria-live': 'polite' });
-  const outlineList = (nodes) => el('ul', {}, ...nodes.map((n) => el('li', {}, n.title ?? n.text ?? '', n.children?.length ? outlineList(n.children) : null)));
-  const left = isPdf ? pagePane : el('div', { class: 'pane', id: 'outline' }, el('h3', {}, 'Outline'), outlineList(outline));
+  const headings = isPdf ? [] : flattenOutline(outline);
+  const outlinePane = el('div', { class: 'pane list', id: 'outline-list', role: 'list', 'aria-label': 'outline', tabindex: '0' });
+  const left = isPdf ? pagePane : el('div', { class: 'pane outline', id: 'outline' }, el('h3', {}, `Outline (${headings.length} headings)`), outlinePane);
   view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id} (${doc.format}, ${doc.pageCount ?? '-'} pages, ${total} chunks)`), docTabs(id, 'doc'),
     el('div', { class: 'doc' }, left, el('div', { class: 'side' }, textPane, detail)));
   list = new VirtualList(textPane, {
@@ -202,6 +259,17 @@ async function documentView(id, params) {
     render: (i) => (blocks[i] ? chunkRow(blocks[i], i, { selected: i === selected, onclick: () => select(i, true) }) : el('div', { class: 'chunk pending', role: 'option', 'aria-busy': 'true' }, `#${i} …`)),
   });
   lists.push(list);
+  if (!isPdf) {
+    // The heading tree as a flat list (parents before children), virtualised like the chunks: a
+    // document with thousands of headings draws only the rows in view. A heading selects the first
+    // chunk of its section.
+    const outlineRows = new VirtualList(outlinePane, {
+      count: headings.length,
+      estimate: (k) => estimateText(headings[k].title, (outlinePane.clientWidth || 600) - 16 * headings[k].depth, 4),
+      render: (k) => outlineRow(headings[k], k, () => { if (headings[k].firstOrdinal !== undefined) select(headings[k].firstOrdinal, true); }),
+    });
+    lists.push(outlineRows);
+  }
   await showPage(page);
   if (selected >= 0) select(selected, true);
   performance.mark('doc-open-end');
@@ -294,6 +362,7 @@ function boundaryStrip(sides, length) {
 
 async function compareView(id, params) {
   const { document: doc } = await api(`/v1/documents/${id}`);
+  const isPdf = hasPages(doc); // PDFs (scans too) and images: a page image with regions
   const parseSide = (name, fallback) => {
     try { return params.has(name) ? JSON.parse(params.get(name)) : fallback; } catch { return fallback; }
   };
@@ -301,6 +370,7 @@ async function compareView(id, params) {
     { name: 'a', request: parseSide('a', { strategy: doc.strategy }) },
     { name: 'b', request: parseSide('b', { strategy: doc.strategy === 'sentence' ? 'token' : 'sentence' }) },
   ];
+  if (isPdf) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
   const results = await Promise.all(sides.map(({ request }) => api(`/v1/documents/${id}/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => ({ ok: r }), (e) => ({ error: e.message }))));
   const length = results.find((r) => r.ok)?.ok.canonicalLength ?? 1;
   const maxTokens = Math.max(1, ...results.flatMap((r) => (r.ok ? r.ok.chunks.map((c) => c.tokens) : [])));
@@ -335,35 +405,68 @@ async function compareView(id, params) {
       el('p', { class: 'summary' }, `${st.count} chunks · ${st.tokens} tokens · tokens per chunk min ${st.min} / median ${st.median} / max ${st.max} · ${st.chars} chars on average · ${result.ok.strategy} (${result.ok.tokenizer})`),
       histogram(chunks, maxTokens),
     );
-    const pane = el('div', { class: 'pane list', id: `list-${name}`, role: 'listbox', 'aria-label': `chunks of ${name.toUpperCase()}`, tabindex: '0' });
-    column.append(pane);
+    const side = { name, chunks, marked: new Set() };
+    if (isPdf) {
+      // This strategy's chunks over the page, drawn as the Chunks view draws the stored blocks.
+      side.regions = pageRegions(id, chunks, { scale: pageScale(doc), isSelected: (i) => side.marked.has(i), onSelect: (i) => mark(side, i, true), suffix: `-${name}` });
+      side.pagePane = el('div', { class: 'pane compare-page', id: `page-${name}` }, side.regions.element);
+      column.append(side.pagePane);
+    }
+    side.pane = el('div', { class: 'pane list', id: `list-${name}`, role: 'listbox', 'aria-label': `chunks of ${name.toUpperCase()}`, tabindex: '0' });
+    column.append(side.pane);
     columns.push(column);
-    sideLists.push({ name, chunks, pane, marked: new Set() });
+    sideLists.push(side);
   });
+
+  // PDFs: one page shown on both sides (the page buttons turn both).
+  const nav = el('div', { id: 'compare-pages' });
+  let page = 0;
+  async function showPage(p) {
+    page = p;
+    nav.replaceChildren(pageNav(p, doc.pageCount, showPage));
+    await Promise.all(sideLists.map((s) => s.regions.load(p)));
+    if (page !== p) return; // another page was asked for meanwhile
+    for (const s of sideLists) {
+      s.regions.draw(p);
+      s.pagePane.dataset.page = String(p);
+    }
+    nav.dataset.page = String(p);
+  }
+  /** Marks chunk `i` of `side` and, on the other side, the chunks that overlap its span; on a PDF, shows its page. */
+  function mark(side, i, scrollOwn = false) {
+    const c = side.chunks[i];
+    for (const s of sideLists) { const old = [...s.marked]; s.marked.clear(); old.forEach((j) => s.list.refresh(j)); }
+    side.marked.add(i);
+    side.list.refresh(i);
+    if (scrollOwn) side.list.scrollToIndex(i);
+    const o = sideLists.find((s) => s !== side);
+    if (o) {
+      o.chunks.forEach((d, j) => { if (d.start < c.end && d.end > c.start) o.marked.add(j); });
+      o.marked.forEach((j) => o.list.refresh(j));
+      if (o.marked.size) o.list.scrollToIndex(Math.min(...o.marked), 'start');
+    }
+    if (!isPdf) return;
+    if (c.pageStart !== undefined && c.pageStart !== page) showPage(c.pageStart);
+    else for (const s of sideLists) s.regions.refresh();
+  }
+
   view.replaceChildren(el('h2', {}, `${doc.title || doc.paths[0] || doc.id}: compare strategies`), docTabs(id, 'compare'),
     el('datalist', { id: 'strategies' }, ...STRATEGIES.map((s) => el('option', { value: s }))),
     el('p', { class: 'meta', id: 'shared' }, `${shared} chunk starts in common (of ${starts[0].size} in A, ${starts[1].size} in B) over ${length} characters of canonical text`),
     boundaryStrip(sideLists.map(({ name, chunks }) => ({ name, chunks })), length),
-    el('div', { class: 'compare' }, ...columns));
+    isPdf && sideLists.length > 0 ? nav : null,
+    el('div', { class: `compare${isPdf ? ' with-pages' : ''}` }, ...columns));
   for (const side of sideLists) {
-    const other = () => sideLists.find((s) => s !== side);
     side.list = new VirtualList(side.pane, {
       count: side.chunks.length,
       estimate: (i) => estimateText(side.chunks[i].text, side.pane.clientWidth || 500, 30),
-      render: (i) => chunkRow(side.chunks[i], i, { idPrefix: `${side.name}-chunk`, marked: side.marked.has(i), onclick: () => {
-        // Mark the chunk and, on the other side, the chunks that overlap its span.
-        const c = side.chunks[i];
-        for (const s of sideLists) { const old = [...s.marked]; s.marked.clear(); old.forEach((j) => s.list.refresh(j)); }
-        side.marked.add(i);
-        side.list.refresh(i);
-        const o = other();
-        if (!o) return;
-        o.chunks.forEach((d, j) => { if (d.start < c.end && d.end > c.start) o.marked.add(j); });
-        o.marked.forEach((j) => o.list.refresh(j));
-        if (o.marked.size) o.list.scrollToIndex(Math.min(...o.marked), 'start');
-      } }),
+      render: (i) => chunkRow(side.chunks[i], i, { idPrefix: `${side.name}-chunk`, marked: side.marked.has(i), onclick: () => mark(side, i) }),
     });
     lists.push(side.list);
+  }
+  if (isPdf && sideLists.length > 0) {
+    const first = sideLists.flatMap((s) => s.chunks).find((c) => c.pageStart !== undefined)?.pageStart ?? 1;
+    await showPage(Number(params.get('page') ?? first));
   }
   document.body.dataset.ready = 'compare';
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IngestRequestOptionsSchema, type IngestRequestOptions } from '../../options/ingest.js';
+import { decodeImage } from '../../ocr/raster.js';
 import { encodeGrayPng, renderPdfPage } from '../../pdf/render.js';
 import { outlineFromBlocks, type OutlineNode } from '../../retrieval/outline.js';
 import type { StoredDocument } from '../../store/types.js';
@@ -83,7 +84,9 @@ export function documentRoutes(ctx: ServeContext) {
       responses: { 200: { description: 'the document', schema: DocumentDetailSchema }, 404: { description: 'no such document (NOT_FOUND)' } },
       handler: async ({ params }) => {
         const doc = await find(params.id);
-        const outline = outlineFromBlocks(doc.id, await ctx.library.blocks(doc.id));
+        // From the blocks' spans and the few texts that hold heading lines (LibraryStore.outlineBlocks),
+        // kept by the library's retrieval sources while the document's chunking is the same.
+        const outline = (await ctx.library.retrievalSources.fetcher.outline?.(doc.id)) ?? outlineFromBlocks(doc.id, await ctx.library.outlineBlocks(doc.id));
         return { document: doc, outline: outline.roots.map(outlineJson), warnings: doc.warnings, original: doc.original ? `/v1/documents/${doc.id}/original` : null };
       },
     });
@@ -108,17 +111,17 @@ export function documentRoutes(ctx: ServeContext) {
 
     route(app, {
       method: 'GET', url: '/:id/pages/:page.png', operationId: 'getPagePng', tags: ['documents'], scope: 'read',
-      summary: 'A PDF page rendered with PDFium as a greyscale PNG (cached in the library folder)',
+      summary: 'A page as a greyscale PNG (cached in the library folder): a PDF page rendered with PDFium at `dpi`; a page of an image document (PNG, JPEG, TIFF, ...) in its own pixels, which its boxes are in (`dpi` does not apply)',
       params: z.object({ id: IdParams.shape.id, page: z.coerce.number().int().min(1).describe('1-based page number') }).strict(),
       query: z.object({ dpi: z.coerce.number().int().min(36).max(300).default(110).describe('resolution (default 110: screen size)') }).strict(),
       responses: {
         200: { description: 'the page', contentType: 'image/png', schema: z.string().meta({ format: 'binary' }) },
         404: { description: 'no such document, page, or kept original (NOT_FOUND)' },
-        415: { description: 'not a PDF (UNSUPPORTED)' },
+        415: { description: 'neither a PDF nor an image (UNSUPPORTED)' },
       },
       handler: async ({ params, query }, _request, reply) => {
         const doc = await find(params.id);
-        if (doc.format !== 'pdf') throw new HttpError('UNSUPPORTED', `${doc.id} is ${doc.format}, not a PDF: only PDF pages are rendered`);
+        if (doc.format !== 'pdf' && doc.format !== 'image') throw new HttpError('UNSUPPORTED', `${doc.id} is ${doc.format}: only the pages of PDFs and images are served`);
         if (doc.pageCount !== null && params.page > doc.pageCount) throw new HttpError('NOT_FOUND', `${doc.id} has ${doc.pageCount} pages, not ${params.page}`);
         if (!doc.original) throw new HttpError('NOT_FOUND', `the original of ${doc.id} was not kept, so its pages cannot be rendered`);
         const png = await renderedPage(ctx.library.dir, doc, params.page, query.dpi);
@@ -146,7 +149,7 @@ export function documentRoutes(ctx: ServeContext) {
  */
 async function renderedPage(libraryDir: string, doc: StoredDocument, page: number, dpi: number): Promise<Buffer> {
   const dir = join(libraryDir, 'cache', 'pages');
-  const file = join(dir, `${doc.id}-${page}-${dpi}.png`);
+  const file = join(dir, doc.format === 'image' ? `${doc.id}-${page}-px.png` : `${doc.id}-${page}-${dpi}.png`);
   const cached = await readFile(file).catch(() => undefined);
   if (cached) return cached;
   const bytes = await readFile(join(libraryDir, doc.original!)).catch((cause: Error) => {
@@ -154,7 +157,7 @@ async function renderedPage(libraryDir: string, doc: StoredDocument, page: numbe
   });
   let image;
   try {
-    image = await renderPdfPage(bytes, page - 1, { dpi });
+    image = doc.format === 'image' ? await imagePage(bytes, page) : await renderPdfPage(bytes, page - 1, { dpi });
   } catch (error) {
     if (error instanceof RangeError) throw new HttpError('NOT_FOUND', `${doc.id}: ${error.message}`);
     throw error;
@@ -165,6 +168,17 @@ async function renderedPage(libraryDir: string, doc: StoredDocument, page: numbe
   await writeFile(tmp, png);
   await rename(tmp, file);
   return png;
+}
+
+/** Page `page` (1-based) of an image document, grey, in the pixels its OCR boxes are in (as the image parser decodes it). */
+async function imagePage(bytes: Uint8Array, page: number): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const pages = await decodeImage(bytes);
+  const raster = pages[page - 1];
+  if (!raster) throw new RangeError(`page ${page} is out of range (1-${pages.length})`);
+  if (raster.channels === 1) return raster;
+  const grey = new Uint8Array(raster.width * raster.height);
+  for (let i = 0, j = 0; i < grey.length; i++, j += 3) grey[i] = (raster.data[j]! * 77 + raster.data[j + 1]! * 150 + raster.data[j + 2]! * 29) >> 8;
+  return { width: raster.width, height: raster.height, data: grey };
 }
 
 /** The upload's `options` (JSON) and `strategy` fields as validated ingest options. */

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { chunk, type ChunkOptions } from '../../chunk.js';
-import { storableChunks } from '../../library/blocks.js';
+import { chunkBoxes, storableChunks } from '../../library/blocks.js';
 import { IngestRequestOptionsSchema, toParseOptions } from '../../options/ingest.js';
 import { HttpError } from '../errors.js';
 import { route } from '../route.js';
-import { IdParams } from '../schemas.js';
+import { BBoxesSchema, IdParams } from '../schemas.js';
 import type { ServeContext } from '../server.js';
 
 /**
@@ -30,6 +30,7 @@ const RechunkedChunkSchema = z.object({
   kind: z.string(),
   strategy: z.string(),
   prefix: z.string().optional(),
+  bboxes: BBoxesSchema.describe('the boxes of the elements it covers, as its block would store them (the inspector draws them on the page)'),
 }).catchall(z.unknown()).meta({ id: 'RechunkedChunk' });
 
 export const RechunkResponseSchema = z.object({
@@ -65,7 +66,7 @@ export function rechunkRoutes(ctx: ServeContext) {
         const chunks = storableChunks(document.canonical, chunk(document, { ...(body.chunkOptions ?? {}), strategy, tokenizer: tokenizer as ChunkOptions['tokenizer'] }));
         return {
           documentId: document.id, strategy, tokenizer, from, canonicalLength: document.canonical.length,
-          chunks: chunks as unknown as z.output<typeof RechunkedChunkSchema>[],
+          chunks: chunks.map((c) => ({ ...c, bboxes: chunkBoxes(document, c) })) as unknown as z.output<typeof RechunkedChunkSchema>[],
           ...(body.canonical && { canonical: document.canonical }),
         };
       },

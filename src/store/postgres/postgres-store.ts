@@ -5,7 +5,7 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
   StoredDocument, TextCandidate, VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
@@ -405,6 +405,18 @@ export class PostgresStore implements LibraryStore {
 
   async blocksOf(docId: string): Promise<Block[]> {
     return (await this.query('SELECT * FROM blocks WHERE doc_id = $1 ORDER BY ordinal', [docId])).map(toBlock);
+  }
+
+  async outlineBlocks(docId: string): Promise<OutlineBlock[]> {
+    // strpos() runs in the server: only the texts that may hold a heading line are sent.
+    const rows = await this.query(
+      `SELECT ordinal, start, "end", page_start, heading_path, strategy, CASE WHEN strpos(text, '# ') > 0 THEN text END AS text
+       FROM blocks WHERE doc_id = $1 ORDER BY ordinal`, [docId]);
+    return rows.map((row) => ({
+      ordinal: row.ordinal, start: row.start, end: row.end, pageStart: row.page_start,
+      headingPath: (row.heading_path as string[]).map((h) => fromPgText(h)), strategy: row.strategy,
+      text: row.text === null ? null : fromPgText(row.text as string),
+    }));
   }
 
   /**

@@ -6,7 +6,7 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
   StoredDocument, TextCandidate, WriteResult,
   VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
@@ -217,6 +217,9 @@ export class SqliteStore implements LibraryStore {
          FROM documents d WHERE d.id = ? OR d.id LIKE ? || '%' LIMIT 2`,
       ),
       blocksOf: db.prepare('SELECT * FROM blocks WHERE doc_id = ? ORDER BY ordinal'),
+      // instr() runs in SQLite: only the texts that may hold a heading line reach the process.
+      outlineBlocks: db.prepare(`SELECT ordinal, start, "end", page_start, heading_path, strategy, CASE WHEN instr(text, '# ') > 0 THEN text END AS text
+                                 FROM blocks WHERE doc_id = ? ORDER BY ordinal`),
       blockById: db.prepare('SELECT * FROM blocks WHERE id = ?'),
       blockRange: db.prepare('SELECT * FROM blocks WHERE doc_id = ? AND ordinal BETWEEN ? AND ? ORDER BY ordinal'),
       firstPath: db.prepare('SELECT min(path) FROM paths WHERE doc_id = ?').pluck(),
@@ -380,6 +383,13 @@ export class SqliteStore implements LibraryStore {
 
   async blocksOf(docId: string): Promise<Block[]> {
     return (this.stmts.blocksOf.all(docId) as Row[]).map(toBlock);
+  }
+
+  async outlineBlocks(docId: string): Promise<OutlineBlock[]> {
+    return (this.stmts.outlineBlocks.all(docId) as Row[]).map((row) => ({
+      ordinal: row.ordinal, start: row.start, end: row.end, pageStart: row.page_start,
+      headingPath: JSON.parse(row.heading_path), strategy: row.strategy, text: row.text,
+    }));
   }
 
   async getBlock(blockId: string): Promise<Block | undefined> {

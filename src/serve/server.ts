@@ -72,6 +72,8 @@ export interface ServeHandle {
   port: number;
   app: FastifyInstance;
   jobs: JobRunner;
+  /** Worker threads answering searches (0: the server's own thread; see `searchWorkers`). */
+  searchWorkers: number;
   /**
    * Graceful stop: new requests get 503; requests being answered, then running jobs, get
    * `shutdownGraceMs` to finish (jobs still running then resume at the next start); event streams
@@ -227,7 +229,7 @@ export async function serve(library: Library, options: ServeOptions = {}): Promi
   const port = typeof address === 'object' && address ? address.port : context.settings.port;
   const host = context.settings.host;
   const shown = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${shown}:${port}`, host, port, app, jobs: context.jobs, close: built.close };
+  return { url: `http://${shown}:${port}`, host, port, app, jobs: context.jobs, searchWorkers: context.searcher.size, close: built.close };
 }
 
 /** A route's scope from its config; a route without one (a plugin's plain route) needs a read key. */

@@ -5,7 +5,9 @@
  *      blocks (default 100k; the search library of bench/library.ts, cached in the temp folder),
  *      the 200 fixed questions of bench/library.ts, GW_BENCH_SERVE_ROUNDS rounds (default 4) after
  *      one warm-up round: latency p50/p99/max per request and requests per second, against
- *      `library.search` in the bench's process on the same library, questions and clients.
+ *      `library.search` in the bench's process on the same library, questions and clients; the server
+ *      runs twice, with its search pool (GW_BENCH_SERVE_SEARCH_WORKERS threads, default one per core)
+ *      and with --search-workers 0 (searches on the thread serving the requests).
  *   2. ingest: the text-format corpus files uploaded over HTTP (one request per file, 4 at a time)
  *      until every job is done, against `groundwork ingest` of the same files (both spawned CLIs,
  *      fresh libraries): wall time and the ratio.
@@ -25,11 +27,13 @@ const CLI = join(ROOT, 'src', 'cli', 'main.ts');
 const BLOCKS = Number(process.env.GW_BENCH_SERVE_BLOCKS ?? 100_000);
 const ROUNDS = Number(process.env.GW_BENCH_SERVE_ROUNDS ?? 4);
 const CLIENTS = 16;
+/** The server's search pool (default: one worker per core, as `groundwork serve` starts). */
+const SEARCH_WORKERS = process.env.GW_BENCH_SERVE_SEARCH_WORKERS !== undefined ? Number(process.env.GW_BENCH_SERVE_SEARCH_WORKERS) : undefined;
 
 /** `groundwork serve` in a child; resolves with its URL once it listens. */
-function startServer(library: string): Promise<{ url: string; child: ChildProcess }> {
+function startServer(library: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--library', library, '--port', '0', '--no-rate-limit'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--library', library, '--port', '0', '--no-rate-limit', ...extra], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
@@ -75,30 +79,50 @@ async function searchBench(): Promise<void> {
   const queries = benchQueries().map((q) => q.text);
   const work = Array.from({ length: ROUNDS }, () => queries).flat();
   const direct = await Library.open(library.dir);
-  const { url, child } = await startServer(library.dir);
+  // The server as it starts by default (a search pool of one worker thread per core) and with
+  // --search-workers 0 (every search on the thread that serves the requests), one after the other.
+  const pooled = SEARCH_WORKERS ?? availableParallelism();
+  const servers = [
+    { label: `POST /v1/search (groundwork serve, ${pooled} search workers)`, args: ['--search-workers', String(pooled)] },
+    { label: 'POST /v1/search (groundwork serve --search-workers 0)', args: ['--search-workers', '0'] },
+  ];
   const rows: (string | number)[][] = [];
+  const loads: string[] = [];
   try {
-    const viaHttp = async (query: string) => {
-      const response = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 10 }) });
-      if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
-      await response.arrayBuffer();
-    };
     const inProcess = (query: string) => direct.search(query, { k: 10 });
     await load(queries, 1, inProcess);
-    await load(queries, CLIENTS, viaHttp);
+    const measured = new Map<number, ReturnType<typeof latencyStats>>();
     for (const clients of [1, CLIENTS]) {
       const ours = await load(work, clients, inProcess);
-      const http = await load(work, clients, viaHttp);
       const a = latencyStats(ours.times);
-      const b = latencyStats(http.times);
+      measured.set(clients, a);
       rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00']);
-      rows.push(['POST /v1/search (groundwork serve)', clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`]);
+    }
+    loads.push(`in process ${loadavg()[0]!.toFixed(1)}`);
+    for (const server of servers) {
+      const { url, child } = await startServer(library.dir, server.args);
+      try {
+        const viaHttp = async (query: string) => {
+          const response = await fetch(`${url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 10 }) });
+          if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
+          await response.arrayBuffer();
+        };
+        await load(queries, CLIENTS, viaHttp);
+        for (const clients of [1, CLIENTS]) {
+          const http = await load(work, clients, viaHttp);
+          const a = measured.get(clients)!;
+          const b = latencyStats(http.times);
+          rows.push([server.label, clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`]);
+        }
+        loads.push(`${server.args.join(' ')} ${loadavg()[0]!.toFixed(1)}`);
+      } finally {
+        await stop(child);
+      }
     }
   } finally {
-    await stop(child);
     await direct.close();
   }
-  console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after a warm-up round; the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores.`);
+  console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after a warm-up round; the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average after each part: ${loads.join(', ')}; ${availableParallelism()} cores.`);
   printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search'], rows);
 }
 

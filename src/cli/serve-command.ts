@@ -39,6 +39,7 @@ ${LIBRARY_FLAG_HELP}
   --no-rate-limit       no per-key rate limit
   --knowledge-id ID     the knowledge_id Dify sends (default: the library folder's name)
   --shutdown-grace S    seconds running work gets on shutdown (default ${defaults.shutdownGraceMs / 1000})
+  --search-workers N    ${d.searchWorkers.description}
   --log                 log each request (JSON lines on stderr; API keys are never logged)
   --new-key NAME        print a new API key and its keys-file line, then exit (the key is shown
                         once; only its hash goes in the file)
@@ -74,6 +75,7 @@ const SPECS = {
   'no-rate-limit': { type: 'boolean' },
   'knowledge-id': { type: 'string' },
   'shutdown-grace': { type: 'string' },
+  'search-workers': { type: 'string' },
   log: { type: 'boolean' },
   'new-key': { type: 'string' },
   scope: { type: 'string' },
@@ -114,6 +116,8 @@ export function serveSettingsFrom(args: ParsedArgs): ServeSettingsInput {
     if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(`--shutdown-grace must be seconds (0 or more), got '${grace}'`);
     settings.shutdownGraceMs = Math.round(seconds * 1000);
   }
+  const searchWorkers = integerValue(args, 'search-workers', 0);
+  if (searchWorkers !== undefined) settings.searchWorkers = searchWorkers;
   return settings;
 }
 

@@ -24,7 +24,7 @@ import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
 import {
   VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type OutlineBlock, type SearchFilter, type SearchHit,
-  type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
+  type StoreCapabilities, type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
 } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
@@ -156,6 +156,19 @@ export interface LibrarySearchContext {
   reranker?: PassageReranker;
   /** Abandons the query's embedding. */
   signal?: AbortSignal;
+  /**
+   * How the query is embedded when this library's own embedder is elsewhere (the search pool: the
+   * main thread embeds, a worker searches): `null` for none (vector search is then left out, as
+   * the main thread found no embedder or vectors), undefined for the library's own (`queryEmbedding`).
+   */
+  queryEmbedding?: QueryEmbedding | null;
+}
+
+/** The library's vector model and a way to embed a query into it (`Library.queryEmbedding`). */
+export interface QueryEmbedding {
+  model: string;
+  dimensions: number;
+  embed(query: string): Promise<Float32Array>;
 }
 
 const SETTING_KEYS = ['strategy', 'tokenizer', 'quantization'] as const;
@@ -253,6 +266,16 @@ export class Library {
   /** The kind of store the library is in (`sqlite`, `postgres`), undefined for one without a spec. */
   get storeKind(): string | undefined {
     return this.store.spec?.kind;
+  }
+
+  /** How to open this library's store elsewhere (a worker thread): null when it cannot be (in memory). */
+  get storeSpec(): StoreSpec | null {
+    return this.store.spec;
+  }
+
+  /** What the library's store can do (`concurrentWriters`: a server database answering many at once). */
+  get storeCapabilities(): StoreCapabilities {
+    return this.store.capabilities;
   }
 
   /**
@@ -784,23 +807,29 @@ export class Library {
     const sources = this.retrievalSources;
     const retrievers: Retriever[] = [...sources.retrievers];
     if (options.mode !== 'bm25') {
-      const vector = await this.vectorRetriever(options.mode !== undefined, context.signal);
-      if (vector) retrievers.push(vector);
+      const embedding = context.queryEmbedding !== undefined ? context.queryEmbedding : await this.queryEmbedding(options.mode !== undefined, context.signal);
+      if (embedding) retrievers.push(this.vectorRetriever(embedding));
     }
-    let reranker = context.reranker;
-    if (options.rerank && !reranker) {
-      reranker = openReranker({ stored: await this.store.getSetting('rerank') })?.reranker;
-      if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: configure one with --rerank-url or GROUNDWORK_RERANK_URL');
-    }
+    const reranker = options.rerank ? await this.searchReranker(context.reranker) : context.reranker;
     return retrieve(query, options, { retrievers, fetcher: sources.fetcher, ...(reranker && { reranker }) });
   }
 
   /**
-   * The `vector` retriever over the store, when the library has an embedder (chosen, or configured
-   * by its stored settings and the environment) and vectors of its model. `required`: a vector or
+   * The reranker of a search with `rerank: true`: `given`, else the one the library's settings and
+   * GROUNDWORK_RERANK_* configure; INVALID_OPTIONS when there is none.
+   */
+  async searchReranker(given?: PassageReranker): Promise<PassageReranker> {
+    const reranker = given ?? openReranker({ stored: await this.store.getSetting('rerank') })?.reranker;
+    if (!reranker) throw new GroundworkError('INVALID_OPTIONS', 'rerank needs a reranker: configure one with --rerank-url or GROUNDWORK_RERANK_URL');
+    return reranker;
+  }
+
+  /**
+   * How a search embeds its query, when the library has an embedder (chosen, or configured by its
+   * stored settings and the environment) and vectors of its model. `required`: a vector or
    * hybrid search was asked for, so their absence is an error that says what to do.
    */
-  private async vectorRetriever(required: boolean, signal: AbortSignal | undefined): Promise<Retriever | undefined> {
+  async queryEmbedding(required: boolean, signal?: AbortSignal): Promise<QueryEmbedding | undefined> {
     if (!this.embedding) {
       const model = await this.store.getSetting('vectors.model');
       if (model === undefined) {
@@ -828,15 +857,21 @@ export class Library {
       }
       this.vectorModelsSeen.add(space.model);
     }
+    return { model: space.model, dimensions: space.dimensions, embed: (query) => embedQuery(embedder, query, signal ? { signal } : {}) };
+  }
+
+  /** The `vector` retriever over the store, its queries embedded by `embedding`. */
+  private vectorRetriever(embedding: QueryEmbedding): Retriever {
     // The pipeline may search the same keywords several times (discover, inside, outside a section).
     const vectors = new Map<string, Promise<Float32Array>>();
     const store = this.store;
+    const space = { model: embedding.model, dimensions: embedding.dimensions };
     return {
       name: 'vector',
       async search(query, k, filter) {
         if (query.trim() === '') return [];
         let vector = vectors.get(query);
-        if (!vector) vectors.set(query, (vector = embedQuery(embedder, query, signal ? { signal } : {})));
+        if (!vector) vectors.set(query, (vector = embedding.embed(query)));
         return store.vectorCandidates(space, await vector, k, filter as VectorFilter);
       },
     };

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { GroundworkError } from '../errors.js';
+import type { Searcher } from '../library/search-pool.js';
 import type { Library } from '../library/library.js';
 import type { RetrievalSources } from '../retrieval/pipeline.js';
 import type { PassageReranker } from '../retrieval/types.js';
@@ -44,6 +45,8 @@ export interface ToolContext {
   sources: RetrievalSources;
   /** The reranker for `rerank: true` (the --rerank-* flags); default: the library's settings and GROUNDWORK_RERANK_*. */
   reranker?: PassageReranker;
+  /** Runs searches when not `library.search` (the server's search pool). */
+  search?: Searcher['search'];
   options: McpServerOptions;
   /** The folders ingest may read (real paths, symlinks resolved); empty when ingest is off. */
   ingestRoots: readonly string[];

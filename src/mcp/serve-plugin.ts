@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Library } from '../library/library.js';
+import type { Searcher } from '../library/search-pool.js';
 import type { McpServerOptionsInput } from './context.js';
 import { mcpFastifyPlugin } from './http.js';
 import { mcpServerFactory, type McpServerDependencies } from './server.js';
@@ -13,7 +14,7 @@ import { mcpServerFactory, type McpServerDependencies } from './server.js';
 export interface McpServePlugin {
   name: 'mcp';
   prefix: '/mcp';
-  register(app: FastifyInstance, context: { library: Library }): Promise<void>;
+  register(app: FastifyInstance, context: { library: Library; searcher?: Searcher }): Promise<void>;
 }
 
 export function mcpServePlugin(options: McpServerOptionsInput = {}, deps: McpServerDependencies = {}): McpServePlugin {
@@ -21,7 +22,8 @@ export function mcpServePlugin(options: McpServerOptionsInput = {}, deps: McpSer
     name: 'mcp',
     prefix: '/mcp',
     async register(app, context) {
-      const createServer = mcpServerFactory(context.library, options, deps);
+      // Searches go where the server's go (its search pool), unless the caller gave its own.
+      const createServer = mcpServerFactory(context.library, options, { ...(context.searcher && { search: (query, options, searchContext) => context.searcher!.search(query, options, searchContext) }), ...deps });
       const uploads = options.maxUploadBytes ?? 64 * 1024 * 1024;
       await app.register(mcpFastifyPlugin, {
         createServer,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Searcher } from '../library/search-pool.js';
 import type { Library } from '../library/library.js';
 import type { PassageReranker } from '../retrieval/types.js';
 import { ingestRootsOf, parseMcpServerOptions, type McpAccess, type McpServerOptionsInput, type ToolContext } from './context.js';
@@ -16,6 +17,11 @@ export interface McpServerDependencies {
    * library's embedder (`library.useEmbedder`, or its settings and the environment).
    */
   reranker?: PassageReranker;
+  /**
+   * Runs the search tool's searches (default `library.search`): `groundwork serve` passes its
+   * search pool's (src/library/search-pool.ts), so MCP searches share the server's threads.
+   */
+  search?: Searcher['search'];
 }
 
 /** Builds one MCP server for a caller's access; the parts that outlive a request are made once. */
@@ -38,7 +44,7 @@ export function createMcpServer(library: Library, input: McpServerOptionsInput =
  */
 export function mcpServerFactory(library: Library, input: McpServerOptionsInput = {}, deps: McpServerDependencies = {}): McpServerFactory {
   const options = parseMcpServerOptions(input);
-  const shared = { library, sources: library.retrievalSources, ingestRoots: ingestRootsOf(options), ...(deps.reranker && { reranker: deps.reranker }) };
+  const shared = { library, sources: library.retrievalSources, ingestRoots: ingestRootsOf(options), ...(deps.reranker && { reranker: deps.reranker }), ...(deps.search && { search: deps.search }) };
   return (access = options.access) => buildServer({ ...shared, options: { ...options, access } });
 }
 

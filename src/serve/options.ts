@@ -30,6 +30,8 @@ export const ServeOptionsSchema = z.object({
     .describe('queued uploads with the same options ingested together'),
   workers: z.number().int().min(1).max(64).optional()
     .describe('ingest worker threads (default: the library\'s)'),
+  searchWorkers: z.number().int().min(0).max(64).optional()
+    .describe('search worker threads, each reading the library (SQLite) on its own connection (default: one per core; 0: search in the server\'s thread)'),
 }).strict();
 
 export type ServeSettings = z.output<typeof ServeOptionsSchema>;

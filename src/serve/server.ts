@@ -5,6 +5,7 @@ import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import { GroundworkError } from '../errors.js';
 import type { Library } from '../library/library.js';
+import { defaultSearchWorkers, SearchPool, type Searcher } from '../library/search-pool.js';
 import type { RetrievalOptionsInput } from '../retrieval/options.js';
 import type { RetrievalResult } from '../retrieval/pipeline.js';
 import type { PassageReranker } from '../retrieval/types.js';
@@ -41,6 +42,11 @@ export interface ServeContext {
    * has them and an embedder; hybrid by default then), reranked by the server's reranker when asked.
    */
   search(query: string, options: RetrievalOptionsInput, signal?: AbortSignal): Promise<RetrievalResult>;
+  /**
+   * Where searches run: the search pool's worker threads (`searchWorkers`, src/library/search-pool.ts),
+   * or this thread. `search` and the MCP plugin's search tool use it.
+   */
+  searcher: Searcher;
 }
 
 export interface ServeOptions extends ServeSettingsInput {
@@ -66,6 +72,8 @@ export interface ServeHandle {
   port: number;
   app: FastifyInstance;
   jobs: JobRunner;
+  /** Worker threads answering searches (0: the server's own thread; see `searchWorkers`). */
+  searchWorkers: number;
   /**
    * Graceful stop: new requests get 503; requests being answered, then running jobs, get
    * `shutdownGraceMs` to finish (jobs still running then resume at the next start); event streams
@@ -109,12 +117,15 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
     ...(settings.workers !== undefined && { workers: settings.workers }),
     onError: (error) => app.log.error({ err: error }, 'job runner'),
   });
+  // Last of the set-up that can fail on bad options, so a refused start leaves no threads behind.
+  const searcher = await SearchPool.for(library, settings.searchWorkers ?? defaultSearchWorkers());
   const context: ServeContext = {
     library, jobs, settings, routes,
     knowledgeId: settings.knowledgeId ?? basename(library.dir),
     streams: new Set(),
     isClosing: () => closing,
-    search: (query, searchOptions, signal) => library.search(query, searchOptions, { ...(reranker && { reranker }), ...(signal && { signal }) }),
+    searcher,
+    search: (query, searchOptions, signal) => searcher.search(query, searchOptions, { ...(reranker && { reranker }), ...(signal && { signal }) }),
   };
 
   // Requests being answered (event streams aside): shutdown lets them finish, within the grace.
@@ -151,26 +162,30 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
   app.setErrorHandler(async (error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler(async (request, reply) => sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`), request, reply));
 
-  if (settings.corsOrigins.length > 0) await app.register(fastifyCors, { origin: settings.corsOrigins, exposedHeaders: ['Retry-After', 'Location'] });
-  await app.register(fastifyMultipart, { throwFileSizeLimit: true });
+  try {
+    if (settings.corsOrigins.length > 0) await app.register(fastifyCors, { origin: settings.corsOrigins, exposedHeaders: ['Retry-After', 'Location'] });
+    await app.register(fastifyMultipart, { throwFileSizeLimit: true });
 
-  await app.register(systemRoutes(context));
-  await app.register(documentRoutes(context), { prefix: '/v1/documents' });
-  await app.register(rechunkRoutes(context), { prefix: '/v1/documents' });
-  await app.register(jobRoutes(context), { prefix: '/v1/jobs' });
-  await app.register(blockRoutes(context), { prefix: '/v1/blocks' });
-  await app.register(searchRoutes(context), { prefix: '/v1' });
-  await app.register(previewRoutes(context), { prefix: '/v1' });
-  await app.register(difyRoutes(context));
-  // Plugin slots: a plugin named like a registered one replaces it (options win over the registry).
-  const byName = new Map<string, ServePlugin>();
-  for (const plugin of [...servePlugins(), ...plugins]) byName.set(plugin.name, plugin);
-  for (const plugin of byName.values()) {
-    await app.register(async (scoped) => plugin.register(scoped, context), { prefix: plugin.prefix === '/' ? '' : plugin.prefix });
+    await app.register(systemRoutes(context));
+    await app.register(documentRoutes(context), { prefix: '/v1/documents' });
+    await app.register(rechunkRoutes(context), { prefix: '/v1/documents' });
+    await app.register(jobRoutes(context), { prefix: '/v1/jobs' });
+    await app.register(blockRoutes(context), { prefix: '/v1/blocks' });
+    await app.register(searchRoutes(context), { prefix: '/v1' });
+    await app.register(previewRoutes(context), { prefix: '/v1' });
+    await app.register(difyRoutes(context));
+    // Plugin slots: a plugin named like a registered one replaces it (options win over the registry).
+    const byName = new Map<string, ServePlugin>();
+    for (const plugin of [...servePlugins(), ...plugins]) byName.set(plugin.name, plugin);
+    for (const plugin of byName.values()) {
+      await app.register(async (scoped) => plugin.register(scoped, context), { prefix: plugin.prefix === '/' ? '' : plugin.prefix });
+    }
+    await app.after();
+    if (!routes.some((r) => r.method === 'GET' && r.url === '/')) indexRoute(app);
+  } catch (error) {
+    await searcher.close();
+    throw error;
   }
-  await app.after();
-  if (!routes.some((r) => r.method === 'GET' && r.url === '/')) indexRoute(app);
-
   return {
     app,
     context,
@@ -191,6 +206,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
       for (const stream of context.streams) stream.end();
       context.streams.clear();
       await app.close();
+      await searcher.close();
     },
   };
 }
@@ -202,13 +218,18 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
 export async function serve(library: Library, options: ServeOptions = {}): Promise<ServeHandle> {
   const built = await buildServer(library, options);
   const { app, context } = built;
-  await app.listen({ host: context.settings.host, port: context.settings.port });
+  try {
+    await app.listen({ host: context.settings.host, port: context.settings.port });
+  } catch (error) {
+    await built.close();
+    throw error;
+  }
   await context.jobs.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : context.settings.port;
   const host = context.settings.host;
   const shown = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${shown}:${port}`, host, port, app, jobs: context.jobs, close: built.close };
+  return { url: `http://${shown}:${port}`, host, port, app, jobs: context.jobs, searchWorkers: context.searcher.size, close: built.close };
 }
 
 /** A route's scope from its config; a route without one (a plugin's plain route) needs a read key. */

@@ -65,7 +65,8 @@ export const searchTool = defineTool({
       // Ids, id prefixes or paths, as list_documents shows them.
       filter.docId = await Promise.all(asList(filter.docId).map(async (ref) => (await documentOf(ctx.library, ref)).id));
     }
-    const result = await ctx.library.search(query, { ...rest, ...(filter && { filter }) }, { ...(ctx.reranker && { reranker: ctx.reranker }), signal: extra.signal });
+    const search = ctx.search ?? ((q, o, c) => ctx.library.search(q, o, c));
+    const result = await search(query, { ...rest, ...(filter && { filter }) }, { ...(ctx.reranker && { reranker: ctx.reranker }), signal: extra.signal });
     const titles = new Map<string, string | null>();
     for (const docId of result.hits.flatMap((h) => [h.docId, ...h.duplicates.map((d) => d.docId)])) {
       if (!titles.has(docId)) titles.set(docId, (await ctx.library.document(docId))?.title ?? null);

@@ -27,6 +27,11 @@ export const sqliteStoreSpec = z.strictObject({
   file: z.string().min(1),
   /** How long a write waits for other processes' writes before failing with TIMEOUT (default 10 minutes). */
   lockTimeoutMs: z.number().int().positive().optional(),
+  /**
+   * Open for reading only (a search worker beside the process that writes): the file must exist and
+   * be migrated already; every write fails. WAL readers read snapshots and never wait for the writer.
+   */
+  readonly: z.boolean().optional(),
 });
 export type SqliteStoreSpec = z.infer<typeof sqliteStoreSpec>;
 
@@ -38,6 +43,8 @@ export interface SqliteStoreOptions {
   onIndexRebuild?: IndexProgress;
   /** How long a write waits for the write lock (other processes' writes) before TIMEOUT. Default 10 minutes. */
   lockTimeoutMs?: number;
+  /** Read only: no migration, no writes (see `SqliteStoreSpec.readonly`). */
+  readonly?: boolean;
 }
 
 /** Set by `SqliteStore.open`: the constructor leaves the migration to the asynchronous path. */
@@ -76,7 +83,7 @@ export class SqliteStore implements LibraryStore {
   constructor(database: string | Database.Database, options: SqliteStoreOptions = {}) {
     if (typeof database === 'string') {
       try {
-        this.db = new Database(database, { timeout: READ_BUSY_TIMEOUT_MS });
+        this.db = new Database(database, { timeout: READ_BUSY_TIMEOUT_MS, ...(options.readonly && { readonly: true, fileMustExist: true }) });
       } catch (cause) {
         throw new GroundworkError('IO', `cannot open the library database: ${(cause as Error).message}`, { file: database, cause });
       }
@@ -85,19 +92,23 @@ export class SqliteStore implements LibraryStore {
     }
     this.location = this.db.name;
     const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-    this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name, ...(options.lockTimeoutMs !== undefined && { lockTimeoutMs }) };
+    this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name, ...(options.lockTimeoutMs !== undefined && { lockTimeoutMs }), ...(options.readonly && { readonly: true }) };
     this.lock = new WriteLock(this.db, lockTimeoutMs, this.location);
     this.onIndexRebuild = options.onIndexRebuild;
     try {
       // The busy timeout first: a new file's switch to WAL may have to wait for another process's.
       this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
-      this.db.pragma('journal_mode = WAL');
+      // A reader leaves the journal mode to the writers (WAL is kept in the file).
+      if (!this.db.readonly) this.db.pragma('journal_mode = WAL');
       // NORMAL in WAL mode: a crash loses at most the last transactions, never consistency.
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
       this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       if (!(options as { [MIGRATE_LATER]?: boolean })[MIGRATE_LATER]) {
-        if (this.needsMigration()) this.lock.runSync(() => this.migrate());
+        if (this.needsMigration()) {
+          if (options.readonly) throw new GroundworkError('UNSUPPORTED', 'the library database needs an upgrade, which a read-only opening cannot do: open it for writing once first', { file: this.location });
+          this.lock.runSync(() => this.migrate());
+        }
         this.ready();
       }
     } catch (error) {
@@ -114,7 +125,10 @@ export class SqliteStore implements LibraryStore {
   static async open(file: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
     const store = new SqliteStore(file, { ...options, [MIGRATE_LATER]: true } as SqliteStoreOptions);
     try {
-      if (store.needsMigration()) await store.lock.run(() => store.migrate());
+      if (store.needsMigration()) {
+        if (options.readonly) throw new GroundworkError('UNSUPPORTED', 'the library database needs an upgrade, which a read-only opening cannot do: open it for writing once first', { file: store.location });
+        await store.lock.run(() => store.migrate());
+      }
       store.ready();
     } catch (error) {
       store.db.close();
@@ -591,6 +605,7 @@ export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {
     SqliteStore.open(spec.file, {
       ...(options.onIndexRebuild && { onIndexRebuild: options.onIndexRebuild }),
       ...(spec.lockTimeoutMs !== undefined && { lockTimeoutMs: spec.lockTimeoutMs }),
+      ...(spec.readonly && { readonly: true }),
     }),
 };
 

@@ -73,6 +73,23 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', attempts: 1 })]);
     expect(status.workers).toEqual([expect.objectContaining({ id: stats.workerId, state: 'stopped', jobsDone: good.length, jobsFailed: 1 })]);
 
+    // `groundwork jobs` shows the same: counts, the failed file with its code and reason, the worker's throughput.
+    const jobsFlags = ['--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema];
+    const shown = await runCli(['jobs', ...jobsFlags, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const shownStatus = JSON.parse(shown.stdout);
+    expect(shownStatus.counts).toEqual(status.counts);
+    expect(shownStatus.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', reason: status.failures[0]!.reason })]);
+    expect(shownStatus.workers).toEqual([expect.objectContaining({ id: stats.workerId, jobsDone: good.length })]);
+    expect(shownStatus.workers[0].jobsPerSecond).toBeGreaterThan(0);
+    const table = await runCli(['jobs', ...jobsFlags]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`\\| done +\\| +${good.length} \\|`));
+    expect(table.stdout).toMatch(/\| failed +\| +1 \|/);
+    expect(table.stdout).toContain('files/s');
+    expect(table.stdout).toMatch(new RegExp(`\\| ${stats.workerId} +\\| stopped +\\| +0 \\| +${good.length} \\| +1 \\|`));
+    expect(table.stdout).toContain('broken.docx [CORRUPT]');
+
     const library = await libraryOn(schema);
     try {
       const docs = await library.documents();

@@ -6,7 +6,7 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentHead, DocumentWrite, DocumentWriter, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
   StoredDocument, TextCandidate, WriteResult,
   VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
@@ -49,6 +49,9 @@ export interface SqliteStoreOptions {
 
 /** Set by `SqliteStore.open`: the constructor leaves the migration to the asynchronous path. */
 const MIGRATE_LATER = Symbol('migrate later');
+
+/** Staged blocks read back per page by a streamed write's commit. */
+const STAGE_PAGE = 256;
 
 /** Rows per page of block iteration. */
 const BLOCK_PAGE = 512;
@@ -285,63 +288,139 @@ export class SqliteStore implements LibraryStore {
   }
 
   async writeDocument(write: DocumentWrite): Promise<WriteResult> {
+    return this.lock.run(() => this.writeRows(write, (put) => write.blocks.forEach((block, i) => put(block, write.indexTexts?.[i]))));
+  }
+
+  /**
+   * A streamed write: the blocks go into a TEMP table of this connection as they come (SQLite's
+   * temp database, a file of its own that is deleted when the connection closes, so a killed
+   * process leaves nothing and no other connection ever sees them; writing it takes no write lock
+   * on the library). `commit` then moves them into the library in one write transaction, as
+   * `writeDocument` writes them, reading them back a page at a time. The write lock is held only
+   * for that transaction, never while the blocks arrive.
+   */
+  async beginDocument(head: DocumentHead): Promise<DocumentWriter> {
+    if (this.db.readonly) throw new GroundworkError('UNSUPPORTED', 'the library was opened read-only', { file: this.location });
+    if (!this.staging) {
+      this.db.exec('CREATE TEMP TABLE IF NOT EXISTS staged_blocks (stage INTEGER NOT NULL, seq INTEGER NOT NULL, block TEXT NOT NULL, index_text TEXT, PRIMARY KEY (stage, seq))');
+      this.staging = {
+        put: this.db.prepare('INSERT INTO temp.staged_blocks (stage, seq, block, index_text) VALUES (?, ?, ?, ?)'),
+        page: this.db.prepare('SELECT seq, block, index_text FROM temp.staged_blocks WHERE stage = ? AND seq > ? ORDER BY seq LIMIT ?'),
+        drop: this.db.prepare('DELETE FROM temp.staged_blocks WHERE stage = ?'),
+      };
+    }
+    const staging = this.staging;
+    const stage = this.nextStage++;
+    let seq = 0;
+    let state: 'open' | 'done' = 'open';
+    const drop = () => {
+      state = 'done';
+      if (this.db.open) staging.drop.run(stage);
+    };
+    const ensureOpen = () => {
+      if (state !== 'open') throw new GroundworkError('INVALID_OPTIONS', `the streamed write of document ${head.document.id.slice(0, 12)} is already committed or aborted`, { file: this.location });
+    };
+    return {
+      addBlocks: async (blocks, indexTexts) => {
+        ensureOpen();
+        try {
+          // Autocommit statements on the temp database: no library lock, no open transaction.
+          this.db.transaction(() => {
+            blocks.forEach((block, i) => staging.put.run(stage, seq++, JSON.stringify(block), indexTexts?.[i] ?? null));
+          })();
+        } catch (error) {
+          drop();
+          throw new GroundworkError('IO', `cannot stage the blocks of document ${head.document.id.slice(0, 12)}: ${(error as Error).message}`, { file: this.location, cause: error });
+        }
+      },
+      commit: async () => {
+        ensureOpen();
+        try {
+          return await this.lock.run(() =>
+            this.writeRows(head, (put) => {
+              for (let after = -1; ; ) {
+                const rows = staging.page.all(stage, after, STAGE_PAGE) as { seq: number; block: string; index_text: string | null }[];
+                for (const row of rows) put(JSON.parse(row.block) as Block, row.index_text ?? undefined);
+                if (rows.length < STAGE_PAGE) return;
+                after = rows[rows.length - 1]!.seq;
+              }
+            }),
+          );
+        } finally {
+          drop();
+        }
+      },
+      abort: async () => {
+        if (state === 'open') drop();
+      },
+    };
+  }
+
+  private staging: { put: Database.Statement; page: Database.Statement; drop: Database.Statement } | undefined;
+  private nextStage = 0;
+
+  /**
+   * One document's write inside the caller's write transaction: the path only when the content is
+   * stored with this configuration already, else the document row, every block `eachBlock` gives
+   * (with its index row), the parse-cache entry and the path.
+   */
+  private writeRows(head: DocumentHead, eachBlock: (put: (block: Block, indexText: string | undefined) => void) => void): WriteResult {
+    const write = head;
     const { document: doc } = write;
-    return this.lock.run((): WriteResult => {
-      this.fts.discard();
-      const stored = this.documentRow(doc.id);
-      // Stored meanwhile with the same configuration (another process had the same bytes): the
-      // same blocks are there already; only this path is new.
-      if (stored && stored.configHash === write.configHash) {
-        if (write.original) this.stmts.keepOriginal.run(write.original, doc.id);
-        return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: false };
-      }
-      // Re-chunking with another configuration replaces the document's blocks; its paths stay.
-      if (stored) this.deleteDocumentRows(doc.id, { keepDocument: true });
-      this.stmts.upsertDocument.run({
-        id: doc.id,
-        format: doc.format,
-        mime: doc.mime,
-        title: doc.title ?? null,
-        language: doc.language ?? null,
-        pageCount: doc.pageCount ?? null,
-        bytes: doc.source.bytes,
-        metadata: JSON.stringify(doc.metadata ?? {}),
-        warnings: JSON.stringify(doc.warnings ?? []),
-        strategy: write.strategy,
-        configHash: write.configHash,
-        tables: doc.elements.filter((e) => e.kind === 'table').length,
-        images: doc.elements.filter((e) => e.kind === 'image').length,
-        original: write.original,
-        addedAt: new Date().toISOString(),
-      });
-      write.blocks.forEach((block, i) => {
-        const info = this.stmts.insertBlock.run({
-          id: block.id,
-          docId: block.docId,
-          ordinal: block.ordinal,
-          kind: block.kind,
-          text: block.text,
-          headingPath: JSON.stringify(block.headingPath),
-          pageStart: block.pageStart,
-          pageEnd: block.pageEnd,
-          bboxes: block.bboxes ? JSON.stringify(block.bboxes) : null,
-          start: block.start,
-          end: block.end,
-          chars: block.chars,
-          tokens: block.tokens,
-          table: block.table ? JSON.stringify(block.table) : null,
-          speaker: block.speaker,
-          timeStart: block.time ? block.time[0] : null,
-          timeEnd: block.time ? block.time[1] : null,
-          strategy: block.strategy,
-          configHash: block.configHash,
-        });
-        this.fts.add(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
-      });
-      this.fts.flush();
-      if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString());
-      return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
+    this.fts.discard();
+    const stored = this.documentRow(doc.id);
+    // Stored meanwhile with the same configuration (another process had the same bytes): the
+    // same blocks are there already; only this path is new.
+    if (stored && stored.configHash === write.configHash) {
+      if (write.original) this.stmts.keepOriginal.run(write.original, doc.id);
+      return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: false };
+    }
+    // Re-chunking with another configuration replaces the document's blocks; its paths stay.
+    if (stored) this.deleteDocumentRows(doc.id, { keepDocument: true });
+    this.stmts.upsertDocument.run({
+      id: doc.id,
+      format: doc.format,
+      mime: doc.mime,
+      title: doc.title ?? null,
+      language: doc.language ?? null,
+      pageCount: doc.pageCount ?? null,
+      bytes: doc.source.bytes,
+      metadata: JSON.stringify(doc.metadata ?? {}),
+      warnings: JSON.stringify(doc.warnings ?? []),
+      strategy: write.strategy,
+      configHash: write.configHash,
+      tables: doc.elements.filter((e) => e.kind === 'table').length,
+      images: doc.elements.filter((e) => e.kind === 'image').length,
+      original: write.original,
+      addedAt: new Date().toISOString(),
     });
+    eachBlock((block, indexText) => {
+      const info = this.stmts.insertBlock.run({
+        id: block.id,
+        docId: block.docId,
+        ordinal: block.ordinal,
+        kind: block.kind,
+        text: block.text,
+        headingPath: JSON.stringify(block.headingPath),
+        pageStart: block.pageStart,
+        pageEnd: block.pageEnd,
+        bboxes: block.bboxes ? JSON.stringify(block.bboxes) : null,
+        start: block.start,
+        end: block.end,
+        chars: block.chars,
+        tokens: block.tokens,
+        table: block.table ? JSON.stringify(block.table) : null,
+        speaker: block.speaker,
+        timeStart: block.time ? block.time[0] : null,
+        timeEnd: block.time ? block.time[1] : null,
+        strategy: block.strategy,
+        configHash: block.configHash,
+      });
+      this.fts.add(info.lastInsertRowid, indexText ?? blockIndexText(block));
+    });
+    this.fts.flush();
+    if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString());
+    return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
   }
 
   async setOriginal(docId: string, original: string | null): Promise<boolean> {

@@ -125,6 +125,11 @@ export type ResultPart =
   /** Consecutive chunks of set `set`, from its chunk `from`; `indexTexts` when they were made. */
   | { set: number; from: number; chunks: Chunk[]; indexTexts?: string[] };
 
+/** A full collection where the process allows one (`--expose-gc`, as ingest workers run). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 export interface PackedIngestResult {
   id: number;
   ok: true;
@@ -134,8 +139,13 @@ export interface PackedIngestResult {
 
 export type WireIngestResult = PackedIngestResult | Extract<IngestResult, { ok: false }>;
 
-/** Sends a result's pieces with `part` and returns what goes in the result message. */
-export async function packResult(result: IngestResult, part: (value: ResultPart) => Promise<void>, options: { encodeParse?: (doc: Document) => Uint8Array } = {}): Promise<WireIngestResult> {
+/**
+ * Sends a result's pieces with `part` and returns what goes in the result message. With `consume`
+ * (the worker process, whose result is sent nowhere else) the result is emptied as it goes: the
+ * parse (its canonical text and element texts) once the head is sent, each chunk once its piece is,
+ * so the worker's memory falls while its pieces are written away instead of staying at its peak.
+ */
+export async function packResult(result: IngestResult, part: (value: ResultPart) => Promise<void>, options: { encodeParse?: (doc: Document) => Uint8Array; consume?: boolean } = {}): Promise<WireIngestResult> {
   if (!result.ok) return result;
   const parseBlob = Boolean(options.encodeParse && result.parsed);
   if (parseBlob) {
@@ -149,9 +159,14 @@ export async function packResult(result: IngestResult, part: (value: ResultPart)
     total += chars;
     return { chunks: set.length, chars };
   });
-  await part({ head: { document: skeleton(result.document), parsed: result.parsed, parseBlob, sets } });
+  const head: ResultHead = { document: skeleton(result.document), parsed: result.parsed, parseBlob, sets };
+  if (options.consume) (result as { document: Document | null }).document = null;
+  await part({ head });
+  // The parse is garbage now (unless chunk texts are slices of it): give its memory back before the chunks cross.
+  if (options.consume) collect();
   const withIndex = total <= INDEX_TEXT_CHARS;
   let count = 0;
+  let pieces = 0;
   for (let s = 0; s < result.chunks.length; s++) {
     const set = result.chunks[s]!;
     const indexTexts = withIndex ? result.indexTexts[s] : undefined;
@@ -168,12 +183,21 @@ export async function packResult(result: IngestResult, part: (value: ResultPart)
     for (let i = 0; i < set.length; i++) {
       // `prefix` (a breadcrumb, a repeated header, the overlap) is in the text already, and no block keeps it.
       const { prefix: _prefix, ...c } = set[i]!;
+      if (options.consume) (set as (Chunk | undefined)[])[i] = undefined;
       chunks.push(c);
       chars += c.text.length + (indexTexts?.[i]?.length ?? 0);
       count++;
-      if (chars >= PART_CHARS) await flush();
+      if (chars >= PART_CHARS) {
+        await flush();
+        // The chunks sent are garbage: every 8 pieces (32 M characters), give their memory back.
+        if (options.consume && ++pieces % 8 === 0) collect();
+      }
     }
     await flush();
+    if (options.consume) {
+      result.chunks[s] = [];
+      if (indexTexts) result.indexTexts[s] = [];
+    }
   }
   return { id: result.id, ok: true, chunks: count };
 }

@@ -7,18 +7,21 @@ import type Database from 'better-sqlite3';
  *
  * - `vec_i<slot>` (one row): the partition's version, the vector count it was trained at, the
  *   current count, and the mean vector (binary codes are signs around it);
- * - `vec_c<slot>`: `lists` centroids (k-means on a sample of the float vectors, unit length), each
- *   in one of about sqrt(lists) groups (k-means of the centroids), so assigning a vector compares
- *   it with the group centres and the centroids of its best ASSIGN_GROUPS groups, not with all;
- * - `vec_l<slot>` (list, id, code): every vector of the model under its nearest centroid, with its
+ * - `vec_c<slot>`: `lists` centroids (spherical k-means on a sample of SAMPLE_PER_LIST float vectors
+ *   per list, unit length), each in one of about sqrt(lists) groups (k-means of the centroids);
+ * - `vec_l<slot>` (list, id, code): every vector of the model under its nearest centroid (exactly
+ *   the nearest: the groups only prune, by the triangle inequality, see `nearestCentroid`), with its
  *   quantized code (int8: the vector scaled to the int8 range; binary: the signs of vector - mean);
  * - `vec_r<slot>` (id, emb): a copy of the float vectors in a plain table, for the exact rescoring
  *   (a point read from sqlite-vec's vec0 costs about half a millisecond, one from a table a few
  *   microseconds): the file grows by 4 x dimensions bytes per vector while quantized.
  *
- * A query compares itself with every centroid, probes the best `NPROBE` lists (more while they hold
- * fewer than the candidates wanted), ranks their codes in SQL (sqlite-vec's scalar distance
- * functions, in C), and the caller rescores the best candidates exactly from the float vectors.
+ * A query compares itself with every centroid, probes the best `probesFor(lists)` lists (a share of
+ * them, PROBE_SHARE, at least MIN_PROBES: a fixed count would be a shrinking share as the library
+ * grows; more while they hold fewer than the candidates wanted), ranks their codes in SQL
+ * (sqlite-vec's scalar distance functions, in C), and the caller rescores the best candidates
+ * exactly from the float vectors. The probe settings are read at query time (IVF_SEARCH), so a
+ * trained partition can be measured with others.
  * Writes keep it in step in the same transaction as the vectors: `put` assigns new vectors, prune
  * deletes their rows, and once the model has grown to RETRAIN_GROWTH times the count it was trained
  * at, the next write trains it again (amortised: each vector is re-assigned O(1) times).
@@ -26,13 +29,24 @@ import type Database from 'better-sqlite3';
 
 export type Coded = 'int8' | 'binary';
 
-/** Lists probed per query (at least; more while the probed lists hold fewer candidates than wanted). */
-export const NPROBE = 16;
-/** Groups of centroids a new vector is compared in, when assigned to a list. */
-const ASSIGN_GROUPS = 3;
+/**
+ * Lists probed per query: `probeShare` of the lists, at least `minProbes` (more while the probed
+ * lists hold fewer candidates than wanted). Mutable for the benchmark's sweeps; chosen by
+ * measurement (bench/vectors.ts, docs/retrieval.md).
+ */
+export const IVF_SEARCH = { minProbes: 16, probeShare: 0.05 };
+/** The lists a query probes first, of `lists`. */
+export function probesFor(lists: number): number {
+  return Math.min(lists, Math.max(IVF_SEARCH.minProbes, Math.ceil(IVF_SEARCH.probeShare * lists)));
+}
+/**
+ * The layout and training of the partition: a benchmark's cached trained library is stale when this
+ * changes (2: exact assignment, SAMPLE_PER_LIST 32).
+ */
+export const IVF_LAYOUT = 2;
 /** Training sample per list (k-means iterations: KMEANS_ITERATIONS). */
-const SAMPLE_PER_LIST = 12;
-const KMEANS_ITERATIONS = 5;
+const SAMPLE_PER_LIST = 32;
+const KMEANS_ITERATIONS = 6;
 const MAX_LISTS = 4096;
 /** The next write trains again once the model has this many times the vectors it was trained at. */
 export const RETRAIN_GROWTH = 4;
@@ -50,6 +64,9 @@ export interface IvfState {
   groupOf: Int32Array;
   groups: Float32Array;
   members: number[][];
+  /** Euclidean distance of each centroid from its group's centre, and the largest of each group. */
+  radius: Float64Array;
+  groupRadius: Float64Array;
 }
 
 export const ivfTables = (slot: number) => ({ info: `vec_i${slot}`, centroids: `vec_c${slot}`, lists: `vec_l${slot}`, floats: `vec_r${slot}` });
@@ -101,14 +118,27 @@ function unitCopy(v: Float32Array): Float32Array {
   return out;
 }
 
-/** k-means (spherical: unit centres, cosine) of `points` (count x dims, flat) into k centres. */
+/** k-means (spherical: unit centres, cosine) of `points` (count x dims, flat) into k centres, assigning exactly (`nearestCentroid`). */
 function kmeans(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
+  return kmeansWith(points, count, dims, k, iterations, (centres) => {
+    const index = centroidIndex(centres, k, dims);
+    return (p) => nearestCentroid(index, points, p * dims);
+  });
+}
+
+/** k-means by brute-force assignment (for the few group centres of the centroids). */
+function kmeansPlain(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
+  return kmeansWith(points, count, dims, k, iterations, (centres) => (p) => nearest(points, p * dims, centres, k, dims));
+}
+
+function kmeansWith(points: Float32Array, count: number, dims: number, k: number, iterations: number, assigner: (centres: Float32Array) => (p: number) => number): Float32Array {
   const centres = new Float32Array(k * dims);
   // Spread initial centres over the sample (it is already a stride over the vectors).
   for (let c = 0; c < k; c++) centres.set(points.subarray(Math.floor((c * count) / k) * dims, (Math.floor((c * count) / k) + 1) * dims), c * dims);
   const assignment = new Int32Array(count);
   for (let it = 0; it < iterations; it++) {
-    for (let p = 0; p < count; p++) assignment[p] = nearest(points, p * dims, centres, k, dims);
+    const nearestOf = assigner(centres);
+    for (let p = 0; p < count; p++) assignment[p] = nearestOf(p);
     const sums = new Float32Array(k * dims);
     const sizes = new Int32Array(k);
     for (let p = 0; p < count; p++) {
@@ -138,26 +168,74 @@ function nearest(v: Float32Array, vo: number, centres: Float32Array, k: number, 
   return best;
 }
 
-/** The list a unit vector belongs to: the best centroid within its ASSIGN_GROUPS best groups. */
-export function assign(state: IvfState, v: Float32Array): number {
-  const { dims, groups, members, centroids } = state;
+/** Centroids grouped (k-means of the centroids, about sqrt(k) groups) for `nearestCentroid`. */
+export interface CentroidIndex {
+  lists: number;
+  dims: number;
+  centroids: Float32Array;
+  groupOf: Int32Array;
+  groups: Float32Array;
+  members: number[][];
+  radius: Float64Array;
+  groupRadius: Float64Array;
+}
+
+/** Groups unit centroids and measures each one's distance from its group's centre. */
+function centroidIndex(centroids: Float32Array, lists: number, dims: number, groupOf?: Int32Array): CentroidIndex {
+  let of = groupOf;
+  if (!of) {
+    const groupCount = Math.max(1, Math.round(Math.sqrt(lists)));
+    const groupCentres = groupCount === 1 ? new Float32Array(dims) : kmeansPlain(centroids, lists, dims, groupCount, KMEANS_ITERATIONS);
+    of = new Int32Array(lists);
+    if (groupCount > 1) for (let c = 0; c < lists; c++) of[c] = nearest(centroids, c * dims, groupCentres, groupCount, dims);
+  }
+  return { lists, dims, centroids, groupOf: of, ...groupsOf(centroids, lists, dims, of) };
+}
+
+/** Euclidean distance between unit vectors with dot product s. */
+const chord = (s: number) => Math.sqrt(Math.max(0, 2 - 2 * s));
+
+/**
+ * The exactly nearest centroid of the unit vector at `v[vo..]` (the highest dot product; the lower
+ * list on a tie). The groups prune without approximating: for unit vectors cosine order is
+ * Euclidean order, and |d(v, g) - d(g, c)| <= d(v, c) (triangle inequality), so a centroid (or a
+ * whole group, by its largest radius) whose bound is no better than the best found is skipped.
+ */
+export function nearestCentroid(index: CentroidIndex, v: Float32Array, vo = 0): number {
+  const { dims, groups, members, centroids, radius, groupRadius } = index;
   const groupCount = members.length;
-  if (groupCount <= ASSIGN_GROUPS) return nearest(v, 0, centroids, state.lists, dims);
-  const scores: { g: number; s: number }[] = [];
-  for (let g = 0; g < groupCount; g++) scores.push({ g, s: dot(v, 0, groups, g * dims, dims) });
-  scores.sort((a, b) => b.s - a.s);
-  let best = 0;
+  const distance = new Float64Array(groupCount);
+  const order: number[] = [];
+  for (let g = 0; g < groupCount; g++) {
+    if (members[g]!.length === 0) continue;
+    distance[g] = chord(dot(v, vo, groups, g * dims, dims));
+    order.push(g);
+  }
+  const bound = (g: number) => distance[g]! - groupRadius[g]!;
+  order.sort((a, b) => bound(a) - bound(b));
+  // Rounding: prune only what is worse by more than this.
+  const slack = 1e-5;
+  let best = -1;
   let bestScore = -Infinity;
-  for (let i = 0; i < ASSIGN_GROUPS; i++) {
-    for (const c of members[scores[i]!.g]!) {
-      const s = dot(v, 0, centroids, c * dims, dims);
-      if (s > bestScore) {
+  let bestDistance = Infinity;
+  for (const g of order) {
+    if (bound(g) > bestDistance + slack) break;
+    for (const c of members[g]!) {
+      if (Math.abs(distance[g]! - radius[c]!) > bestDistance + slack) continue;
+      const s = dot(v, vo, centroids, c * dims, dims);
+      if (s > bestScore || (s === bestScore && c < best)) {
         bestScore = s;
         best = c;
+        bestDistance = chord(s);
       }
     }
   }
-  return best;
+  return best < 0 ? 0 : best;
+}
+
+/** The list a unit vector belongs to: its nearest centroid. */
+export function assign(state: IvfState, v: Float32Array): number {
+  return nearestCentroid(state, v, 0);
 }
 
 /** The lists in order of their centroid's similarity to the query (unit). */
@@ -189,8 +267,9 @@ export function codeDistance(quantization: Coded): string {
   return quantization === 'binary' ? 'vec_distance_hamming(vec_bit(code), vec_bit(?))' : 'vec_distance_cosine(vec_int8(code), vec_int8(?))';
 }
 
-function groupsOf(centroids: Float32Array, lists: number, dims: number, groupOf: Int32Array): { groups: Float32Array; members: number[][] } {
-  const count = Math.max(0, ...groupOf) + 1;
+function groupsOf(centroids: Float32Array, lists: number, dims: number, groupOf: Int32Array): { groups: Float32Array; members: number[][]; radius: Float64Array; groupRadius: Float64Array } {
+  let count = 1;
+  for (let c = 0; c < lists; c++) count = Math.max(count, groupOf[c]! + 1);
   const groups = new Float32Array(count * dims);
   const members: number[][] = Array.from({ length: count }, () => []);
   for (let c = 0; c < lists; c++) {
@@ -199,7 +278,14 @@ function groupsOf(centroids: Float32Array, lists: number, dims: number, groupOf:
     for (let i = 0; i < dims; i++) groups[g * dims + i]! += centroids[c * dims + i]!;
   }
   for (let g = 0; g < count; g++) normalise(groups, g * dims, dims);
-  return { groups, members };
+  const radius = new Float64Array(lists);
+  const groupRadius = new Float64Array(count);
+  for (let c = 0; c < lists; c++) {
+    const g = groupOf[c]!;
+    radius[c] = chord(dot(centroids, c * dims, groups, g * dims, dims));
+    groupRadius[g] = Math.max(groupRadius[g]!, radius[c]!);
+  }
+  return { groups, members, radius, groupRadius };
 }
 
 /** Reads the partition (undefined when the slot has none). */
@@ -282,10 +368,7 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
   const meanVector = Float32Array.from(mean, (x) => (seen === 0 ? 0 : x / seen));
   const centroids = taken === 0 ? new Float32Array(dims) : kmeans(sample, taken, dims, Math.max(1, Math.min(lists, taken)), KMEANS_ITERATIONS);
   const realLists = Math.max(1, Math.min(lists, taken));
-  const groupCount = Math.max(1, Math.round(Math.sqrt(realLists)));
-  const groupCentres = kmeans(centroids, realLists, dims, groupCount, KMEANS_ITERATIONS);
-  const groupOf = new Int32Array(realLists);
-  for (let c = 0; c < realLists; c++) groupOf[c] = nearest(centroids, c * dims, groupCentres, groupCount, dims);
+  const { groupOf } = centroidIndex(centroids.slice(0, realLists * dims), realLists, dims);
   const version = Math.floor(Math.random() * 2 ** 31);
 
   db.exec(`CREATE TABLE ${t.info} (version INTEGER NOT NULL, trained INTEGER NOT NULL, count INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, mean BLOB NOT NULL);
@@ -343,7 +426,7 @@ export function ivfCandidates(db: Database.Database, slot: number, state: IvfSta
   const order = probeOrder(state, q);
   const code = codeOf(quantization, q, state.mean);
   const sql = `SELECT id, ${codeDistance(quantization)} AS distance FROM ${ivfTables(slot).lists} WHERE list IN (SELECT value FROM json_each(?)) ORDER BY distance, id LIMIT ?`;
-  for (let probes = Math.min(NPROBE, order.length); ; probes = Math.min(order.length, probes * 2)) {
+  for (let probes = Math.min(probesFor(state.lists), order.length); ; probes = Math.min(order.length, probes * 2)) {
     const rows = statement(sql).all(code, JSON.stringify(order.slice(0, probes)), n) as { id: number; distance: number }[];
     if (rows.length >= n || probes >= order.length) return rows;
   }

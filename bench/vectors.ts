@@ -128,7 +128,7 @@ export async function ensureLibrary(n: number): Promise<{ dir: string; buildSeco
 }
 
 /** The cached library of `n` blocks with its quantized index trained (a copy of the plain one; built once per IVF_LAYOUT). */
-async function ensureQuantized(n: number, base: string, quantization: Coded): Promise<{ dir: string; indexSeconds: number }> {
+export async function ensureQuantized(n: number, base: string, quantization: Coded): Promise<{ dir: string; indexSeconds: number }> {
   const dir = `${base}-${quantization}-ivf${IVF_LAYOUT}`;
   if (existsSync(join(dir, 'done'))) return { dir, indexSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')) };
   const building = `${dir}.building-${process.pid}`;

@@ -91,7 +91,7 @@ describe('the SQLite vector index (inverted file) on structured vectors', () => 
       let best = 0;
       for (let c = 1; c < state.lists; c++) if (cosine(v, state.centroids.subarray(c * DIMS, (c + 1) * DIMS)) > cosine(v, state.centroids.subarray(best * DIMS, (best + 1) * DIMS))) best = c;
       expect(list).toBe(best);
-      expect(nearestCentroid(state, v)).toBe(best);
+      expect(nearestCentroid(state.index, v)).toBe(best);
     }
     db.close();
   });

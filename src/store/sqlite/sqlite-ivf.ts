@@ -8,9 +8,9 @@ import type Database from 'better-sqlite3';
  * - `vec_i<slot>` (one row): the partition's version, the vector count it was trained at, the
  *   current count, and the mean vector (binary codes are signs around it);
  * - `vec_c<slot>`: `lists` centroids (spherical k-means on a sample of SAMPLE_PER_LIST float vectors
- *   per list, unit length), each in one of about sqrt(lists) groups (k-means of the centroids);
+ *   per list, unit length; the `grp` column is unused since layout 2);
  * - `vec_l<slot>` (list, id, code): every vector of the model under its nearest centroid (exactly
- *   the nearest: the groups only prune, by the triangle inequality, see `nearestCentroid`), with its
+ *   the nearest: a projection bounds which centroids can be, see `nearestCentroid`), with its
  *   quantized code (int8: the vector scaled to the int8 range; binary: the signs of vector - mean);
  * - `vec_r<slot>` (id, emb): a copy of the float vectors in a plain table, for the exact rescoring
  *   (a point read from sqlite-vec's vec0 costs about half a millisecond, one from a table a few
@@ -60,13 +60,8 @@ export interface IvfState {
   mean: Float32Array;
   /** lists x dims, unit rows. */
   centroids: Float32Array;
-  /** The group of each list, and the unit centre of each group. */
-  groupOf: Int32Array;
-  groups: Float32Array;
-  members: number[][];
-  /** Euclidean distance of each centroid from its group's centre, and the largest of each group. */
-  radius: Float64Array;
-  groupRadius: Float64Array;
+  /** The centroids prepared for exact assignment. */
+  index: CentroidIndex;
 }
 
 export const ivfTables = (slot: number) => ({ info: `vec_i${slot}`, centroids: `vec_c${slot}`, lists: `vec_l${slot}`, floats: `vec_r${slot}` });
@@ -119,16 +114,11 @@ function unitCopy(v: Float32Array): Float32Array {
 }
 
 /** k-means (spherical: unit centres, cosine) of `points` (count x dims, flat) into k centres, assigning exactly (`nearestCentroid`). */
-function kmeans(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
+export function kmeans(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
   return kmeansWith(points, count, dims, k, iterations, (centres) => {
     const index = centroidIndex(centres, k, dims);
     return (p) => nearestCentroid(index, points, p * dims);
   });
-}
-
-/** k-means by brute-force assignment (for the few group centres of the centroids). */
-function kmeansPlain(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
-  return kmeansWith(points, count, dims, k, iterations, (centres) => (p) => nearest(points, p * dims, centres, k, dims));
 }
 
 function kmeansWith(points: Float32Array, count: number, dims: number, k: number, iterations: number, assigner: (centres: Float32Array) => (p: number) => number): Float32Array {
@@ -168,74 +158,112 @@ function nearest(v: Float32Array, vo: number, centres: Float32Array, k: number, 
   return best;
 }
 
-/** Centroids grouped (k-means of the centroids, about sqrt(k) groups) for `nearestCentroid`. */
+/**
+ * Unit centroids prepared for `nearestCentroid`: an orthonormal basis of (most of) their span,
+ * PROJECTION_DIMS vectors by pivoted Gram-Schmidt (the centroid with the largest residual next),
+ * each centroid's coordinates in it, and the norm of what the basis misses of each centroid.
+ */
 export interface CentroidIndex {
   lists: number;
   dims: number;
   centroids: Float32Array;
-  groupOf: Int32Array;
-  groups: Float32Array;
-  members: number[][];
-  radius: Float64Array;
-  groupRadius: Float64Array;
+  basisSize: number;
+  /** basisSize x dims, orthonormal rows. */
+  basis: Float32Array;
+  /** lists x basisSize. */
+  projected: Float32Array;
+  residual: Float64Array;
 }
 
-/** Groups unit centroids and measures each one's distance from its group's centre. */
-function centroidIndex(centroids: Float32Array, lists: number, dims: number, groupOf?: Int32Array): CentroidIndex {
-  let of = groupOf;
-  if (!of) {
-    const groupCount = Math.max(1, Math.round(Math.sqrt(lists)));
-    const groupCentres = groupCount === 1 ? new Float32Array(dims) : kmeansPlain(centroids, lists, dims, groupCount, KMEANS_ITERATIONS);
-    of = new Int32Array(lists);
-    if (groupCount > 1) for (let c = 0; c < lists; c++) of[c] = nearest(centroids, c * dims, groupCentres, groupCount, dims);
+/** Basis vectors of the projection that bounds the centroid search. */
+const PROJECTION_DIMS = 32;
+
+export function centroidIndex(centroids: Float32Array, lists: number, dims: number): CentroidIndex {
+  const m = Math.min(PROJECTION_DIMS, lists, dims);
+  const basis = new Float32Array(m * dims);
+  const rest = Float64Array.from(centroids.subarray(0, lists * dims));
+  const norm2 = new Float64Array(lists);
+  for (let c = 0; c < lists; c++) for (let i = 0; i < dims; i++) norm2[c]! += rest[c * dims + i]! ** 2;
+  let size = 0;
+  for (; size < m; size++) {
+    let pivot = 0;
+    for (let c = 1; c < lists; c++) if (norm2[c]! > norm2[pivot]!) pivot = c;
+    const length = Math.sqrt(norm2[pivot]!);
+    if (length < 1e-6) break;
+    for (let i = 0; i < dims; i++) basis[size * dims + i] = rest[pivot * dims + i]! / length;
+    for (let c = 0; c < lists; c++) {
+      let s = 0;
+      for (let i = 0; i < dims; i++) s += rest[c * dims + i]! * basis[size * dims + i]!;
+      let n = 0;
+      for (let i = 0; i < dims; i++) {
+        rest[c * dims + i]! -= s * basis[size * dims + i]!;
+        n += rest[c * dims + i]! ** 2;
+      }
+      norm2[c] = n;
+    }
   }
-  return { lists, dims, centroids, groupOf: of, ...groupsOf(centroids, lists, dims, of) };
+  const projected = new Float32Array(lists * size);
+  const residual = new Float64Array(lists);
+  for (let c = 0; c < lists; c++) {
+    let inside = 0;
+    for (let j = 0; j < size; j++) {
+      const s = dot(centroids, c * dims, basis, j * dims, dims);
+      projected[c * size + j] = s;
+      inside += s * s;
+    }
+    let total = 0;
+    for (let i = 0; i < dims; i++) total += centroids[c * dims + i]! ** 2;
+    residual[c] = Math.sqrt(Math.max(0, total - inside));
+  }
+  return { lists, dims, centroids, basisSize: size, basis: basis.subarray(0, size * dims), projected, residual };
 }
-
-/** Euclidean distance between unit vectors with dot product s. */
-const chord = (s: number) => Math.sqrt(Math.max(0, 2 - 2 * s));
 
 /**
  * The exactly nearest centroid of the unit vector at `v[vo..]` (the highest dot product; the lower
- * list on a tie). The groups prune without approximating: for unit vectors cosine order is
- * Euclidean order, and |d(v, g) - d(g, c)| <= d(v, c) (triangle inequality), so a centroid (or a
- * whole group, by its largest radius) whose bound is no better than the best found is skipped.
+ * list on a tie), without comparing it with most centroids in full: with P the projection on the
+ * basis and R what it misses, v.c = Pv.Pc + Rv.Rc <= Pv.Pc + |Rv| |Rc| (Cauchy-Schwarz), so a
+ * centroid whose bound is below the best dot product found cannot be the nearest. Only the
+ * centroids the bound cannot rule out are compared in full (a few, on embedding-like vectors).
  */
 export function nearestCentroid(index: CentroidIndex, v: Float32Array, vo = 0): number {
-  const { dims, groups, members, centroids, radius, groupRadius } = index;
-  const groupCount = members.length;
-  const distance = new Float64Array(groupCount);
-  const order: number[] = [];
-  for (let g = 0; g < groupCount; g++) {
-    if (members[g]!.length === 0) continue;
-    distance[g] = chord(dot(v, vo, groups, g * dims, dims));
-    order.push(g);
+  const { dims, lists, centroids, basisSize: m, basis, projected, residual } = index;
+  if (m === 0) return 0;
+  const pv = new Float64Array(m);
+  let inside = 0;
+  for (let j = 0; j < m; j++) {
+    pv[j] = dot(v, vo, basis, j * dims, dims);
+    inside += pv[j]! * pv[j]!;
   }
-  const bound = (g: number) => distance[g]! - groupRadius[g]!;
-  order.sort((a, b) => bound(a) - bound(b));
-  // Rounding: prune only what is worse by more than this.
-  const slack = 1e-5;
-  let best = -1;
-  let bestScore = -Infinity;
-  let bestDistance = Infinity;
-  for (const g of order) {
-    if (bound(g) > bestDistance + slack) break;
-    for (const c of members[g]!) {
-      if (Math.abs(distance[g]! - radius[c]!) > bestDistance + slack) continue;
-      const s = dot(v, vo, centroids, c * dims, dims);
-      if (s > bestScore || (s === bestScore && c < best)) {
-        bestScore = s;
-        best = c;
-        bestDistance = chord(s);
-      }
+  let total = 0;
+  for (let i = 0; i < dims; i++) total += v[vo + i]! * v[vo + i]!;
+  const rv = Math.sqrt(Math.max(0, total - inside));
+  const bounds = new Float64Array(lists);
+  let top = 0;
+  for (let c = 0; c < lists; c++) {
+    let s = 0;
+    const o = c * m;
+    for (let j = 0; j < m; j++) s += pv[j]! * projected[o + j]!;
+    bounds[c] = s + rv * residual[c]!;
+    if (bounds[c]! > bounds[top]!) top = c;
+  }
+  let best = top;
+  let bestScore = dot(v, vo, centroids, top * dims, dims);
+  // Rounding (float32 centroids, float64 bounds): rule out only what is worse by more than this.
+  const slack = 1e-4;
+  for (let c = 0; c < lists; c++) {
+    if (c === top || bounds[c]! < bestScore - slack) continue;
+    const s = dot(v, vo, centroids, c * dims, dims);
+    if (s > bestScore || (s === bestScore && c < best)) {
+      bestScore = s;
+      best = c;
     }
   }
-  return best < 0 ? 0 : best;
+  return best;
 }
 
 /** The list a unit vector belongs to: its nearest centroid. */
 export function assign(state: IvfState, v: Float32Array): number {
-  return nearestCentroid(state, v, 0);
+  return nearestCentroid(state.index, v, 0);
 }
 
 /** The lists in order of their centroid's similarity to the query (unit). */
@@ -267,27 +295,6 @@ export function codeDistance(quantization: Coded): string {
   return quantization === 'binary' ? 'vec_distance_hamming(vec_bit(code), vec_bit(?))' : 'vec_distance_cosine(vec_int8(code), vec_int8(?))';
 }
 
-function groupsOf(centroids: Float32Array, lists: number, dims: number, groupOf: Int32Array): { groups: Float32Array; members: number[][]; radius: Float64Array; groupRadius: Float64Array } {
-  let count = 1;
-  for (let c = 0; c < lists; c++) count = Math.max(count, groupOf[c]! + 1);
-  const groups = new Float32Array(count * dims);
-  const members: number[][] = Array.from({ length: count }, () => []);
-  for (let c = 0; c < lists; c++) {
-    const g = groupOf[c]!;
-    members[g]!.push(c);
-    for (let i = 0; i < dims; i++) groups[g * dims + i]! += centroids[c * dims + i]!;
-  }
-  for (let g = 0; g < count; g++) normalise(groups, g * dims, dims);
-  const radius = new Float64Array(lists);
-  const groupRadius = new Float64Array(count);
-  for (let c = 0; c < lists; c++) {
-    const g = groupOf[c]!;
-    radius[c] = chord(dot(centroids, c * dims, groups, g * dims, dims));
-    groupRadius[g] = Math.max(groupRadius[g]!, radius[c]!);
-  }
-  return { groups, members, radius, groupRadius };
-}
-
 /** Reads the partition (undefined when the slot has none). */
 export function loadIvf(db: Database.Database, slot: number, dims: number): IvfState | undefined {
   if (!ivfExists(db, slot)) return undefined;
@@ -295,13 +302,11 @@ export function loadIvf(db: Database.Database, slot: number, dims: number): IvfS
   const info = db.prepare(`SELECT version, trained, count, lists, mean FROM ${t.info}`).get() as { version: number; trained: number; count: number; lists: number; mean: Buffer } | undefined;
   if (!info) return undefined;
   const centroids = new Float32Array(info.lists * dims);
-  const groupOf = new Int32Array(info.lists);
-  for (const row of db.prepare(`SELECT list, grp, centroid FROM ${t.centroids} ORDER BY list`).all() as { list: number; grp: number; centroid: Buffer }[]) {
+  for (const row of db.prepare(`SELECT list, centroid FROM ${t.centroids} ORDER BY list`).all() as { list: number; centroid: Buffer }[]) {
     if (row.list < 0 || row.list >= info.lists) continue;
     centroids.set(floats(row.centroid), row.list * dims);
-    groupOf[row.list] = row.grp;
   }
-  return { version: info.version, lists: info.lists, dims, trained: info.trained, count: info.count, mean: floats(info.mean), centroids, groupOf, ...groupsOf(centroids, info.lists, dims, groupOf) };
+  return { version: info.version, lists: info.lists, dims, trained: info.trained, count: info.count, mean: floats(info.mean), centroids, index: centroidIndex(centroids, info.lists, dims) };
 }
 
 /** The partition's version (changes whenever it is trained), to know when a cached copy is stale. */
@@ -368,7 +373,6 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
   const meanVector = Float32Array.from(mean, (x) => (seen === 0 ? 0 : x / seen));
   const centroids = taken === 0 ? new Float32Array(dims) : kmeans(sample, taken, dims, Math.max(1, Math.min(lists, taken)), KMEANS_ITERATIONS);
   const realLists = Math.max(1, Math.min(lists, taken));
-  const { groupOf } = centroidIndex(centroids.slice(0, realLists * dims), realLists, dims);
   const version = Math.floor(Math.random() * 2 ** 31);
 
   db.exec(`CREATE TABLE ${t.info} (version INTEGER NOT NULL, trained INTEGER NOT NULL, count INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, mean BLOB NOT NULL);
@@ -377,8 +381,8 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
     CREATE TABLE ${t.floats} (id INTEGER PRIMARY KEY, emb BLOB NOT NULL);`);
   db.prepare(`INSERT INTO ${t.info} VALUES (?, ?, ?, ?, ?, ?)`).run(version, seen, seen, realLists, quantization, bytesOf(meanVector));
   const insertCentroid = db.prepare(`INSERT INTO ${t.centroids} VALUES (?, ?, ?)`);
-  for (let c = 0; c < realLists; c++) insertCentroid.run(c, groupOf[c]!, bytesOf(centroids.slice(c * dims, (c + 1) * dims)));
-  const state: IvfState = { version, lists: realLists, dims, trained: seen, count: seen, mean: meanVector, centroids: centroids.slice(0, realLists * dims), groupOf, ...groupsOf(centroids, realLists, dims, groupOf) };
+  for (let c = 0; c < realLists; c++) insertCentroid.run(c, 0, bytesOf(centroids.slice(c * dims, (c + 1) * dims)));
+  const state: IvfState = { version, lists: realLists, dims, trained: seen, count: seen, mean: meanVector, centroids: centroids.slice(0, realLists * dims), index: centroidIndex(centroids.slice(0, realLists * dims), realLists, dims) };
   const insert = db.prepare(`INSERT INTO ${t.lists} (list, id, code) VALUES (?, ?, ?)`);
   const insertFloat = db.prepare(`INSERT INTO ${t.floats} (id, emb) VALUES (?, ?)`);
   for (const [id, vector] of floatVectors(db, slot, dims)) {

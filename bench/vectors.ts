@@ -28,7 +28,7 @@
  * table; filters and hybrid use the defaults.
  *
  * Environment: GW_BENCH_VECTOR_SIZES (default "100000"), GW_BENCH_VECTOR_QUERIES (default 100),
- * GW_BENCH_CACHE, GW_BENCH_PROBE_SHARES, GW_BENCH_RESCORE_INT8, GW_BENCH_RESCORE_BINARY.
+ * GW_BENCH_CACHE, GW_BENCH_PROBE_SHARES, GW_BENCH_RESCORE_INT8, GW_BENCH_RESCORE_BINARY, GW_BENCH_EXACT=knn.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +61,8 @@ const VOCAB = 30_000;
 const K = 10;
 const FILTER_QUERIES = 30;
 const CACHE = process.env.GW_BENCH_CACHE ?? tmpdir();
+/** GW_BENCH_EXACT=knn: the exact index only as recall's reference (no filtered or hybrid rows: at 1M each exact query is a scan of seconds). */
+const EXACT_KNN_ONLY = process.env.GW_BENCH_EXACT === 'knn';
 const numbers = (value: string | undefined) => value?.split(',').map(Number).filter((x) => x > 0);
 const SHARES = numbers(process.env.GW_BENCH_PROBE_SHARES) ?? [IVF_SEARCH.probeShare];
 const FACTORS: Record<Coded, number[]> = {
@@ -209,14 +211,14 @@ export async function main(): Promise<void> {
       }
       IVF_SEARCH.probeShare = defaults.share;
       if (quantization !== 'none') RESCORE_FACTORS[quantization] = defaults.factor;
-      for (const [name, filter] of FILTERS) {
+      for (const [name, filter] of quantization === 'none' && EXACT_KNN_ONLY ? [] : FILTERS) {
         const f = await timed(queries.slice(0, FILTER_QUERIES), (q) => store.vectorCandidates(SPACE, q.vector, K, filter));
         filterRows.push([n, quantization, name, ms(f.p50), ms(f.p99)]);
       }
       await store.close();
     }
 
-    for (const quantization of ['binary', 'int8', 'none'] as VectorQuantization[]) {
+    for (const quantization of (EXACT_KNN_ONLY ? ['binary', 'int8'] : ['binary', 'int8', 'none']) as VectorQuantization[]) {
       const library = await Library.open(dirs[quantization]);
       await library.useEmbedder({ embedder: lookupEmbedder(new Map(queries.map((q) => [q.text, q.vector]))), persist: false });
       const bm25 = await timed(queries, (q) => library.search(q.text, { mode: 'bm25', k: K }));

@@ -24,11 +24,14 @@ async function libraryView() {
   const { documents } = await api('/v1/documents?limit=500');
   const rows = documents.map((d) => el('tr', {},
     el('td', {}, el('a', { href: `#/doc/${d.id}` }, d.title || d.paths[0] || d.id)),
-    el('td', {}, d.format), el('td', {}, d.pageCount ?? ''), el('td', {}, d.blocks), el('td', {}, d.warnings.length ? d.warnings.join('; ') : '')));
+    el('td', {}, d.format), el('td', { class: 'num' }, d.pageCount ?? ''), el('td', { class: 'num' }, d.blocks), el('td', { class: 'num' }, d.tokens ?? ''),
+    el('td', {}, d.warnings.length ? d.warnings.join('; ') : '')));
   const jobs = await api('/v1/jobs?limit=50').catch(() => ({ jobs: [] }));
-  const rejected = (jobs.jobs ?? []).flatMap((j) => (j.report?.rejected ?? []).map((r) => el('li', {}, `${r.path}: ${r.reason} [${r.code}]`)));
+  // Files the server's recent uploads rejected: the client's name, the reason and code, what to do.
+  const rejected = (jobs.jobs ?? []).flatMap((j) => j.files.filter((f) => f.outcome === 'rejected').map((f) => el('li', {},
+    el('strong', {}, f.name), `: ${f.reason ?? 'rejected'} [${f.code ?? '?'}]`, el('div', { class: 'hint' }, `what to do: ${f.hint ?? '-'}`))));
   view.replaceChildren(el('h2', {}, `Library: ${documents.length} documents`),
-    el('table', { id: 'documents' }, el('thead', {}, el('tr', {}, ...['document', 'format', 'pages', 'blocks', 'warnings'].map((h) => el('th', {}, h)))), el('tbody', {}, ...rows)),
+    el('table', { id: 'documents' }, el('thead', {}, el('tr', {}, ...['document', 'format', 'pages', 'blocks', 'tokens', 'warnings'].map((h) => el('th', {}, h)))), el('tbody', {}, ...rows)),
     el('h3', {}, 'Rejected files'), rejected.length ? el('ul', { id: 'rejected' }, ...rejected) : el('p', {}, 'none'));
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextualize } from '../../src/embed/documents.js';
 import { inspectorPlugin, INSPECTOR_CSP } from '../../src/inspector/plugin.js';
-import { startServer, type Running } from '../serve/helpers.js';
+import { followJob, form, json, startServer, type Running } from '../serve/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PDF = '/work/shared/corpus/pdf/normal_4pages.pdf';
@@ -46,9 +46,22 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // a file the server rejects, to be listed with what to do about it
+    const bad = await json(await fetch(`${running.url}/v1/documents`, { method: 'POST', body: form([{ name: 'broken.pdf', bytes: '%PDF-1.7\n1 0 obj <<' }]) }));
+    expect((await followJob(running.url, bad.id)).last.event).toBe('failed');
     await page.goto(`${running.url}/`);
     await page.waitForSelector('body[data-ready="library"]');
     expect(await page.locator('#documents tbody tr').count()).toBe(1);
+    // format, pages, blocks, tokens of the document, from the library
+    const stored = (await running.library.blocks(docId))!;
+    const cells = await page.$$eval('#documents tbody tr td', (tds) => tds.map((td) => td.textContent));
+    const headers = await page.$$eval('#documents thead th', (ths) => ths.map((th) => th.textContent));
+    expect(headers).toEqual(['document', 'format', 'pages', 'blocks', 'tokens', 'warnings']);
+    expect(cells.slice(1, 5)).toEqual(['pdf', '4', String(stored.length), String(stored.reduce((n, b) => n + b.tokens, 0))]);
+    const rejected = await page.textContent('#rejected li');
+    expect(rejected).toContain('broken.pdf');
+    expect(rejected).toContain('[CORRUPT]');
+    expect(rejected).toMatch(/what to do: the file is damaged or truncated/);
     await page.screenshot({ path: join(SHOTS, 'library.png') });
 
     await page.click('#documents a');

@@ -474,15 +474,31 @@ async function compareView(id, params) {
   document.body.dataset.ready = 'compare';
 }
 
+/** The search's filter from the page's address: `format` and `path` (a glob), as `POST /v1/search` takes them. */
+function filterOf(params) {
+  const filter = {};
+  if (params.get('format')) filter.format = params.get('format');
+  if (params.get('path')) filter.path = params.get('path');
+  return Object.keys(filter).length ? filter : undefined;
+}
+
 async function searchView(params) {
   const query = params.get('q') ?? '';
   const mode = params.get('mode') || undefined;
-  const result = await api('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(mode && { mode }) }) });
+  const filter = filterOf(params);
+  // The header's form shows the search being shown (after a reload or a followed link too).
+  document.getElementById('q').value = query;
+  document.getElementById('mode').value = mode ?? '';
+  document.getElementById('path').value = params.get('path') ?? '';
+  await formatsListed;
+  document.getElementById('format').value = params.get('format') ?? '';
+  const result = await api('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(mode && { mode }), ...(filter && { filter }) }) });
   const hits = result.hits.map((h) => el('li', { class: 'hit' },
     el('a', { href: `#/doc/${h.docId}?page=${h.pageStart ?? 1}&chunk=${h.block.ordinal}`, class: 'hit-link' }, `${h.path ?? h.docId} · ${h.headingPath.join(' › ')} · p. ${h.pageStart ?? '-'}`),
     el('div', {}, h.snippet),
     el('div', { class: 'meta scores' }, `score ${h.score.toFixed(4)} · ` + Object.entries(h.scores).map(([k, v]) => `${k} ${Number(v).toFixed(4)}`).join(' · '))));
-  view.replaceChildren(el('h2', {}, `${result.hits.length} hits for “${query}” (${result.mode})`), el('ol', { id: 'hits' }, ...hits));
+  const within = filter ? ` within ${Object.entries(filter).map(([k, v]) => `${k} ${v}`).join(', ')}` : '';
+  view.replaceChildren(el('h2', {}, `${result.hits.length} hits for “${query}” (${result.mode})${within}`), el('ol', { id: 'hits' }, ...hits));
   document.body.dataset.ready = 'search';
 }
 
@@ -505,9 +521,17 @@ async function route() {
   // When the view was drawn, ms after navigation (bench/inspector.ts reads it).
   performance.mark(`ready:${document.body.dataset.ready}`);
 }
+/** The format filter offers the library's formats (`GET /v1/stats`, byFormat). */
+const formatsListed = api('/v1/stats').then((stats) => {
+  const select = document.getElementById('format');
+  for (const [format, n] of Object.entries(stats.byFormat ?? {})) select.append(el('option', { value: format }, `${format} (${n})`));
+}, () => undefined);
 document.getElementById('search-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  location.hash = `#/search?${new URLSearchParams({ q: document.getElementById('q').value, mode: document.getElementById('mode').value })}`;
+  const value = (name) => document.getElementById(name).value.trim();
+  const params = { q: document.getElementById('q').value, mode: value('mode') };
+  for (const name of ['format', 'path']) if (value(name)) params[name] = value(name);
+  location.hash = `#/search?${new URLSearchParams(params)}`;
 });
 window.addEventListener('hashchange', () => route());
 route();

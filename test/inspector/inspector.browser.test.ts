@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextualize } from '../../src/embed/documents.js';
 import { inspectorPlugin, INSPECTOR_CSP } from '../../src/inspector/plugin.js';
+import { newKey, parseKeys } from '../../src/serve/auth.js';
 import { followJob, form, json, startServer, type Running } from '../serve/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -119,5 +120,48 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
     expect(await page.getAttribute(`#chunk-${ordinal}`, 'aria-selected')).toBe('true');
     expect(errors).toEqual([]);
     await page.close();
+  }, 120_000);
+
+  it('on a server with keys, asks for one, keeps it in the tab only, and draws the page with it', async () => {
+    const reader = newKey('viewer', 'read-only');
+    const keyed = await startServer({ plugins: [inspectorPlugin()], keys: parseKeys(reader.line, 'test') }, running.dir);
+    // the same library folder, opened a second time, behind a key
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${keyed.url}/`);
+      await page.waitForSelector('body[data-ready="key"]');
+      expect(await page.textContent('#key-message')).toMatch(/API key is required/);
+      expect(await page.isHidden('#forget-key')).toBe(true);
+      await page.fill('#api-key', 'gw_wrong');
+      await page.click('#key-form button');
+      await page.waitForSelector('body[data-ready="key"] #key-message:has-text("refused")');
+      expect(await page.textContent('#key-message')).toMatch(/The key was refused: unknown API key/);
+      await page.fill('#api-key', reader.key);
+      await page.click('#key-form button');
+      await page.waitForSelector('body[data-ready="library"]');
+      expect(await page.locator('#documents tbody tr').count()).toBe(1);
+      expect(await page.isVisible('#forget-key')).toBe(true);
+      await page.click('#documents a');
+      await page.waitForSelector('body[data-ready="document"]');
+      // the page image came with the key (an <img src> cannot send one): a blob: URL, drawn, with its regions
+      const image = await page.$eval('#page-image', (img) => { const i = img as unknown as { src: string; naturalWidth: number }; return { src: i.src, width: i.naturalWidth }; });
+      expect(image.src).toMatch(/^blob:/);
+      expect(image.width).toBeGreaterThan(0);
+      expect(await page.locator('#regions rect.region').count()).toBeGreaterThan(0);
+      // the key is in this tab's sessionStorage, never in the address
+      expect(page.url()).not.toContain(reader.key);
+      expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('groundwork.apiKey'))).toBe(reader.key);
+      await page.click('#forget-key');
+      await page.waitForSelector('body[data-ready="key"]');
+      expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('groundwork.apiKey'))).toBeNull();
+      await page.screenshot({ path: join(SHOTS, 'key.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await keyed.server.close();
+      await keyed.library.close();
+    }
   }, 120_000);
 });

@@ -4,12 +4,74 @@ import { VirtualList } from './virtual-list.js';
 
 const DPI = 110;
 const view = document.getElementById('view');
+
+/**
+ * The API key, for a server that has keys (docs/inspector.md, "Keys"): asked for on the first 401,
+ * kept in this tab's sessionStorage (never in the address), sent as `Authorization: Bearer KEY`.
+ */
+const KEY_ITEM = 'groundwork.apiKey';
+const storedKey = () => sessionStorage.getItem(KEY_ITEM) ?? '';
+/** A request the server refused for want of a (valid) key: the view asks for one. */
+class KeyNeeded extends Error {}
+async function authFetch(url, init = {}) {
+  const key = storedKey();
+  const response = await fetch(url, key ? { ...init, headers: { ...init.headers, authorization: `Bearer ${key}` } } : init);
+  if (response.status === 401) {
+    const body = await response.json().catch(() => ({}));
+    throw new KeyNeeded(body?.error?.message ?? 'an API key is required');
+  }
+  return response;
+}
 const api = async (url, init) => {
-  const response = await fetch(url, init);
+  const response = await authFetch(url, init);
   const body = await response.json();
   if (!response.ok) throw new Error(body?.error?.message ?? `${response.status} ${url}`);
   return body;
 };
+
+/**
+ * Page images, fetched with the key (an <img src> cannot send one) and shown from blob: URLs
+ * (the CSP allows them). Kept per document while it is open; a prefetch fills the same entry.
+ */
+const images = new Map();
+function pageImage(url) {
+  let entry = images.get(url);
+  if (!entry) {
+    entry = authFetch(url).then(async (r) => {
+      if (!r.ok) throw new Error((await r.json().catch(() => ({})))?.error?.message ?? `${r.status} ${url}`);
+      return URL.createObjectURL(await r.blob());
+    });
+    entry.catch(() => images.delete(url));
+    images.set(url, entry);
+  }
+  return entry;
+}
+function dropImages() {
+  for (const entry of images.values()) entry.then((u) => URL.revokeObjectURL(u), () => undefined);
+  images.clear();
+}
+const pageUrl = (id, p) => `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`;
+
+/** The key form: shown instead of the view when the server asks for a key. */
+function keyView(message) {
+  const input = el('input', { id: 'api-key', type: 'password', autocomplete: 'off', 'aria-label': 'API key', size: '48' });
+  view.replaceChildren(el('h2', {}, 'This server needs an API key'),
+    el('p', { role: 'alert', id: 'key-message' }, storedKey() ? `The key was refused: ${message}` : message),
+    el('form', { id: 'key-form', onsubmit: (e) => {
+      e.preventDefault();
+      if (input.value.trim() === '') return;
+      sessionStorage.setItem(KEY_ITEM, input.value.trim());
+      showKeyState();
+      route();
+    } }, el('label', { for: 'api-key' }, 'Key '), input, ' ', el('button', { type: 'submit' }, 'Use this key')),
+    el('p', { class: 'meta' }, 'A read-only key is enough to look; it is kept in this tab only (sessionStorage) and sent to this server alone.'));
+  input.focus();
+  document.body.dataset.ready = 'key';
+}
+/** The header's "forget the key" button, shown while a key is kept. */
+function showKeyState() {
+  document.getElementById('forget-key').hidden = storedKey() === '';
+}
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -139,7 +201,10 @@ function pageRegions(id, chunks, { scale = DPI / 72, isSelected = () => false, o
   /** Loads page `p`'s image (settles when it is there; the regions are drawn by `draw`). */
   function load(p) {
     img.alt = `page ${p}`;
-    return new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+    return pageImage(pageUrl(id, p)).then((src) => new Promise((resolve, reject) => {
+      if (img.src === src && img.complete && img.naturalWidth > 0) { resolve(); return; }
+      img.onload = resolve; img.onerror = reject; img.src = src;
+    }));
   }
   /** Marks the regions selected again (after a selection changed), without drawing them anew. */
   function refresh() {
@@ -201,7 +266,7 @@ async function documentView(id, params) {
   });
   const metadata = api(`/v1/documents/${id}`).then((d) => {
     // The page image is fetched beside the blocks (into the browser's cache), not after them.
-    if (hasPages(d.document)) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+    if (hasPages(d.document)) pageImage(pageUrl(id, Number(params.get('page') ?? 1))).catch(() => undefined);
     return d;
   });
   const [{ document: doc, outline }, { blocks, total, loaded, rest: all }] = await Promise.all([metadata, loading]);
@@ -289,7 +354,7 @@ async function documentView(id, params) {
 async function textView(id) {
   const [{ document: doc }, text, { rest }] = await Promise.all([
     api(`/v1/documents/${id}`),
-    fetch(`/v1/documents/${id}/text`).then(async (r) => { if (!r.ok) throw new Error((await r.json()).error?.message ?? `${r.status}`); return r.text(); }),
+    authFetch(`/v1/documents/${id}/text`).then(async (r) => { if (!r.ok) throw new Error((await r.json()).error?.message ?? `${r.status}`); return r.text(); }),
     loadBlocks(id),
   ]);
   const blocks = await rest();
@@ -373,7 +438,7 @@ async function compareView(id, params) {
     { name: 'a', request: parseSide('a', { strategy: doc.strategy }) },
     { name: 'b', request: parseSide('b', { strategy: doc.strategy === 'sentence' ? 'token' : 'sentence' }) },
   ];
-  if (isPdf) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+  if (isPdf) pageImage(pageUrl(id, Number(params.get('page') ?? 1))).catch(() => undefined);
   const results = await Promise.all(sides.map(({ request }) => api(`/v1/documents/${id}/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => ({ ok: r }), (e) => ({ error: e.message }))));
   const length = results.find((r) => r.ok)?.ok.canonicalLength ?? 1;
   const maxTokens = Math.max(1, ...results.flatMap((r) => (r.ok ? r.ok.chunks.map((c) => c.tokens) : [])));
@@ -490,7 +555,7 @@ async function searchView(params) {
   document.getElementById('q').value = query;
   document.getElementById('mode').value = mode ?? '';
   document.getElementById('path').value = params.get('path') ?? '';
-  await formatsListed;
+  await listFormats();
   document.getElementById('format').value = params.get('format') ?? '';
   const result = await api('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(mode && { mode }), ...(filter && { filter }) }) });
   const hits = result.hits.map((h) => el('li', { class: 'hit' },
@@ -506,6 +571,8 @@ async function route() {
   document.body.dataset.ready = '';
   delete document.body.dataset.loaded;
   dropLists();
+  dropImages();
+  listFormats();
   const [path, search] = location.hash.slice(1).split('?');
   const params = new URLSearchParams(search ?? '');
   try {
@@ -515,17 +582,32 @@ async function route() {
     else if (path === '/search') await searchView(params);
     else { await libraryView(); document.body.dataset.ready = 'library'; }
   } catch (error) {
-    view.replaceChildren(el('p', { role: 'alert' }, `Error: ${error.message}`));
-    document.body.dataset.ready = 'error';
+    if (error instanceof KeyNeeded) keyView(error.message);
+    else {
+      view.replaceChildren(el('p', { role: 'alert' }, `Error: ${error.message}`));
+      document.body.dataset.ready = 'error';
+    }
   }
   // When the view was drawn, ms after navigation (bench/inspector.ts reads it).
   performance.mark(`ready:${document.body.dataset.ready}`);
 }
-/** The format filter offers the library's formats (`GET /v1/stats`, byFormat). */
-const formatsListed = api('/v1/stats').then((stats) => {
+/** The format filter offers the library's formats (`GET /v1/stats`, byFormat); listed again once a key is given. */
+let formatsListed = Promise.resolve();
+function listFormats() {
   const select = document.getElementById('format');
-  for (const [format, n] of Object.entries(stats.byFormat ?? {})) select.append(el('option', { value: format }, `${format} (${n})`));
-}, () => undefined);
+  if (select.options.length > 1) return formatsListed;
+  formatsListed = api('/v1/stats').then((stats) => {
+    if (select.options.length > 1) return;
+    for (const [format, n] of Object.entries(stats.byFormat ?? {})) select.append(el('option', { value: format }, `${format} (${n})`));
+  }, () => undefined);
+  return formatsListed;
+}
+document.getElementById('forget-key').addEventListener('click', () => {
+  sessionStorage.removeItem(KEY_ITEM);
+  showKeyState();
+  route();
+});
+showKeyState();
 document.getElementById('search-form').addEventListener('submit', (e) => {
   e.preventDefault();
   const value = (name) => document.getElementById(name).value.trim();

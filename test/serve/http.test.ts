@@ -151,6 +151,38 @@ describe('keys', () => {
     expect((await fetch(`${s.url}/openapi.json`)).status).toBe(200);
   });
 
+  it('a read-only key may preview and re-chunk (they store nothing), not cancel a job; the library is unchanged', async () => {
+    const source = join(mkdtempSync(join(tmpdir(), 'gw-keys-doc-')), 'notes.md');
+    writeFileSync(source, '# Notes\n\nThe zebra committee met on Tuesday.\n\n## Budget\n\nThe budget was approved.\n');
+    await s.library.addFiles([source], { workers: 0 });
+    const id = (await s.library.document(source))!.id;
+    const before = await s.library.stats();
+    const auth = { authorization: `Bearer ${reader.key}` };
+    const rechunk = await post(`${s.url}/v1/documents/${id}/chunk`, { strategy: 'token', chunkOptions: { chunkSize: 8, chunkOverlap: 0 } }, auth);
+    expect(rechunk.status).toBe(200);
+    expect((await json(rechunk)).chunks.length).toBeGreaterThan((await s.library.blocks(id)).length);
+    expect((await post(`${s.url}/v1/chunk`, { text: '# A\n\nb c d', name: 'a.md' }, auth)).status).toBe(200);
+    expect((await post(`${s.url}/v1/parse`, { text: 'plain', name: 'a.txt' }, auth)).status).toBe(200);
+    expect(await s.library.stats()).toEqual(before);
+    const cancel = await fetch(`${s.url}/v1/jobs/nope`, { method: 'DELETE', headers: auth });
+    expect(cancel.status).toBe(403);
+    // Every route's scope, as the OpenAPI document states it: the routes that change the library
+    // are write routes, and a read-only key gets 403 on each of them.
+    const doc = await json(await fetch(`${s.url}/openapi.json`));
+    const byScope: Record<string, string[]> = {};
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) (byScope[op['x-groundwork-scope']] ??= []).push(`${method.toUpperCase()} ${path}`);
+    }
+    expect(byScope.write!.sort()).toEqual(['DELETE /v1/documents/{id}', 'DELETE /v1/jobs/{id}', 'POST /v1/documents']);
+    expect(byScope.none!.sort()).toEqual(['GET /', 'GET /healthz', 'GET /openapi.json']);
+    for (const route of byScope.write!) {
+      const [method, path] = route.split(' ') as [string, string];
+      const response = await fetch(`${s.url}${path.replace('{id}', id)}`, { method, headers: auth, ...(method === 'POST' && { body: form([{ name: 'a.txt', bytes: 'x' }]) }) });
+      expect(response.status, route).toBe(403);
+    }
+    expect(await s.library.document(id)).toBeDefined();
+  });
+
   it('never logs a key', () => {
     expect(logs).toContain('"statusCode"');
     expect(logs).not.toContain(writer.key);

@@ -10,7 +10,7 @@ import { Library } from '../../src/library/library.js';
 import {
   HTTP_ONLY_CODES, HttpError, loadKeys, newKey, route, serve, STATUS_OF, type HttpErrorCode, type ServePlugin,
 } from '../../src/serve/index.js';
-import { form, json, post, startServer, type Running } from './helpers.js';
+import { followJob, form, json, post, startServer, type Running } from './helpers.js';
 
 /** A plugin that throws the error a test names, and one route that waits until told. */
 function testPlugin(hold: { wait?: Promise<void>; entered?: () => void }): ServePlugin {
@@ -198,6 +198,64 @@ describe('keys', () => {
     }
     expect(() => loadKeys({ env: 'ci read-write sha256:abc' })).toThrow(/entry 1/);
     expect(() => loadKeys({ env: `${writer.line}; ${reader.line}` })).not.toThrow();
+  });
+});
+
+describe('CORS and upload names', () => {
+  it('CORS is off by default: no Access-Control header, a preflight is not answered', async () => {
+    const s = await startServer();
+    try {
+      const plain = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://app.example' } });
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+      const preflight = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      expect(preflight.status).toBe(404);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('CORS with named origins allows those and no other', async () => {
+    const s = await startServer({ corsOrigins: ['https://app.example'] });
+    try {
+      const allowed = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+      expect(allowed.status).toBeLessThan(300);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const get = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://app.example' } });
+      expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const other = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const otherPreflight = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('an upload\'s file name never becomes a path: traversal names land in uploads/ under generated names', async () => {
+    const s = await startServer();
+    const outside = `gw-escape-${process.pid}-${Date.now()}`;
+    try {
+      const names = [`../../../../../../tmp/${outside}.md`, `..\\..\\${outside}.md`, `/tmp/${outside}-abs.md`, `${outside}\u0000.md`];
+      const seen: string[] = [];
+      const watcher = setInterval(() => { try { seen.push(...readdirSync(join(s.dir, 'uploads'))); } catch { /* not made yet */ } }, 1);
+      const response = await fetch(`${s.url}/v1/documents`, { method: 'POST', body: form(names.map((name, i) => ({ name, bytes: `# Escape ${i}\n\nfile ${i} stays inside\n` }))) });
+      clearInterval(watcher);
+      expect(response.status).toBe(202);
+      const job = await json(response);
+      // the client's names are shown back as their last segment, control characters dropped
+      expect(job.files.map((f: any) => f.name)).toEqual([`${outside}.md`, `${outside}.md`, `${outside}-abs.md`, `${outside}.md`]);
+      const { last } = await followJob(s.url, job.id);
+      expect(last.event).toBe('done');
+      // nothing was written beside the library or at the absolute path
+      for (const dir of [tmpdir(), join(s.dir, '..'), '/tmp']) expect(readdirSync(dir).filter((n) => n.startsWith(outside))).toEqual([]);
+      // what was written is under uploads/ with a generated name (a UUID and the extension)
+      for (const name of new Set(seen)) expect(name).toMatch(/^[0-9a-f-]{36}\.md(\.part)?$/);
+      expect((await s.library.documents()).length).toBe(4);
+    } finally {
+      await s.stop();
+    }
   });
 });
 

@@ -357,6 +357,38 @@ describe('OpenAPI', () => {
     }
   });
 
+  it('follows OpenAPI 3.1\'s structural rules: info, unique path templates, path parameters declared, responses described', () => {
+    expect(doc.info.title).toBeTypeOf('string');
+    expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
+    // Templated paths that differ only in their parameter names are the same path (forbidden).
+    const shapes = Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, '{}'));
+    expect(new Set(shapes).size).toBe(shapes.length);
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      expect(path.startsWith('/'), path).toBe(true);
+      const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']).toContain(method);
+        const params: any[] = op.parameters ?? [];
+        // every template variable is a required path parameter, and there is no other path parameter
+        expect(params.filter((p) => p.in === 'path').map((p) => p.name).sort(), `${method} ${path}`).toEqual(templated);
+        for (const p of params) {
+          expect(['path', 'query', 'header', 'cookie']).toContain(p.in);
+          if (p.in === 'path') expect(p.required, `${method} ${path} ${p.name}`).toBe(true);
+          expect(p.schema ?? p.content, `${method} ${path} ${p.name}`).toBeDefined();
+        }
+        // no parameter twice (name + location)
+        expect(new Set(params.map((p) => `${p.in}:${p.name}`)).size).toBe(params.length);
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          expect(status === 'default' || /^[1-5](\d\d|XX)$/.test(status), `${method} ${path} ${status}`).toBe(true);
+          expect(response.description, `${method} ${path} ${status}`).toBeTypeOf('string');
+        }
+        if (op.requestBody) expect(Object.keys(op.requestBody.content).length).toBeGreaterThan(0);
+        for (const requirement of op.security ?? []) for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes[name]).toBeDefined();
+        expect(['none', 'read', 'write']).toContain(op['x-groundwork-scope']);
+      }
+    }
+  });
+
   it('every $ref resolves inside the document', () => {
     const refs: string[] = [];
     const walk = (v: unknown) => {

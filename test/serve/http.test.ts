@@ -282,6 +282,19 @@ describe('rate limit and shutdown', () => {
     }
   });
 
+  it('the limit is per key: one key at its limit does not hold back another', async () => {
+    const a = newKey('a', 'read-only');
+    const b = newKey('b', 'read-only');
+    const s = await startServer({ rateLimit: { perSecond: 0.01, burst: 2 }, keys: loadKeys({ env: `${a.line}; ${b.line}` }) });
+    try {
+      const as = (key: string) => fetch(`${s.url}/v1/stats`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => { await r.arrayBuffer(); return r.status; });
+      expect([await as(a.key), await as(a.key), await as(a.key)]).toEqual([200, 200, 429]);
+      expect([await as(b.key), await as(b.key), await as(b.key)]).toEqual([200, 200, 429]);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('503 for new requests while it shuts down; the request being answered finishes', async () => {
     let release!: () => void;
     let entered!: () => void;

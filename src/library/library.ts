@@ -29,7 +29,7 @@ import {
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
 import type { IngestWorkerConfig } from './ingest-process.js';
-import { hashFile, keepOriginal, originalPath } from './originals.js';
+import { hashFile, keepOriginal, originalPath, STORE_ORIGINAL } from './originals.js';
 import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
 import { documentTree, PART_CHARS, ResultReceiver, runTask, type IngestResult, type IngestTask, type WireIngestResult } from './worker.js';
@@ -219,8 +219,6 @@ export interface FileCopy {
   mtimeMs?: number;
 }
 
-/** How a document's `original` names an original the store holds (see StoredDocument.original). */
-const STORE_ORIGINAL = 'store:';
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
 export function defaultLibraryDir(): string {
@@ -739,7 +737,7 @@ export class Library {
       if (stream.writer) {
         // Not committed (a failure, a stop): nothing of it stays, nor the original kept for it.
         await stream.writer.abort();
-        if (stream.original && !this.store.putOriginal) await this.dropOriginal(docId);
+        if (stream.original) await this.dropOriginal(docId);
       }
     }
   }
@@ -834,7 +832,9 @@ export class Library {
   /** Deletes the kept original of a document a changed file replaced, unless the content is stored again. */
   private async dropOriginal(docId: string | null): Promise<void> {
     if (!docId || (await this.store.documentInfo(docId))) return;
-    await rm(join(this.dir, originalPath(docId)), { force: true });
+    // A store that keeps the originals drops its own (only when no document keeps it).
+    if (this.store.putOriginal) await this.store.dropOriginal?.(docId);
+    else await rm(join(this.dir, originalPath(docId)), { force: true });
   }
 
   /**

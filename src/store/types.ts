@@ -439,10 +439,12 @@ export interface LibraryStore {
    * two; the Library then keeps originals through them, and copies them into a folder otherwise.
    * `putOriginal` streams the file at `path` into the store as the original of `docId` (a no-op when
    * it is there) and returns what the document's `original` records; `openOriginal` streams it back.
-   * `removeDocument` removes a document's original with it.
+   * `removeDocument` removes a document's original with it; `dropOriginal` removes one that no
+   * document keeps (put for a write that then failed), and does nothing when a document keeps it.
    */
   putOriginal?(docId: string, path: string): Promise<string>;
   openOriginal?(docId: string): Promise<Readable | undefined>;
+  dropOriginal?(docId: string): Promise<void>;
 
   /**
    * Copying a library between stores (`groundwork migrate`): every setting; every document with its

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -76,12 +77,11 @@ function watched(store: LibraryStore, calls: Calls, failAt?: number): LibrarySto
   });
 }
 
-// Postgres without copies: `check`'s file checks look for originals under files/ only, and report a
-// store-kept original (`store:<id>`) as missing, streamed or not (a gap of its own, not this one's).
+// Postgres keeps the originals in the database (`store:<id>`); `check` reads them back through it.
 const stores: { name: string; spec: () => StoreSpec; copyFiles: boolean }[] = [{ name: 'sqlite', spec: () => ({ kind: 'sqlite', file: join(tempDir('gw-stream-lib-'), 'library.sqlite') }), copyFiles: true }];
-if (TEST_DATABASE_URL) stores.push({ name: 'postgres', spec: () => ({ kind: 'postgres', url: TEST_DATABASE_URL, schema: freshSchema() }), copyFiles: false });
+if (TEST_DATABASE_URL) stores.push({ name: 'postgres', spec: () => ({ kind: 'postgres', url: TEST_DATABASE_URL, schema: freshSchema() }), copyFiles: true });
 
-describe.each(stores)('streamed ingest of a big document ($name)', ({ spec, copyFiles }) => {
+describe.each(stores)('streamed ingest of a big document ($name)', ({ name, spec, copyFiles }) => {
   test('written as the pieces arrive: the same documents, blocks and ranking as a whole write, check clean', { timeout: 180_000 }, async () => {
     const calls: Calls = { begun: [], added: 0, whole: [] };
     const streamedLib = await Library.open(tempDir('gw-stream-a-'), { store: watched(await openStore(spec()), calls) });
@@ -125,7 +125,8 @@ describe.each(stores)('streamed ingest of a big document ($name)', ({ spec, copy
   test('a write that fails part-way: the file is rejected naming the cause, nothing of it stays, the other file lands', { timeout: 180_000 }, async () => {
     const calls: Calls = { begun: [], added: 0, whole: [] };
     const dir = tempDir('gw-stream-c-');
-    const lib = await Library.open(dir, { store: watched(await openStore(spec()), calls, 2) });
+    const store = watched(await openStore(spec()), calls, 2);
+    const lib = await Library.open(dir, { store });
     try {
       const report = await lib.addFiles(source, { workers: 1, copyFiles });
       expect(report.rejected.map((r) => [r.path, r.code])).toEqual([[join(source, 'big.md'), 'IO']]);
@@ -137,8 +138,9 @@ describe.each(stores)('streamed ingest of a big document ($name)', ({ spec, copy
       expect(await lib.searchText('gulls nets', { k: 5 })).toEqual([]);
       const check = await lib.check({ full: true });
       expect(check.found).toEqual([]);
-      // The original copied for it was removed again (SQLite keeps originals in files/).
-      if (copyFiles) expect(readdirSync(join(dir, 'files'), { recursive: true }).filter((f) => String(f).length > 40)).toHaveLength(1);
+      // The original kept for it was removed again: from files/ (SQLite), from the database (Postgres).
+      if (name === 'sqlite') expect(readdirSync(join(dir, 'files'), { recursive: true }).filter((f) => String(f).length > 40)).toHaveLength(1);
+      else expect(await store.openOriginal!(createHash('sha256').update(readFileSync(join(source, 'big.md'))).digest('hex'))).toBeUndefined();
     } finally {
       await lib.close();
     }

@@ -8,12 +8,12 @@ import type {
   Block, BlockWithPath, DocumentDump, DocumentHead, DocumentWrite, DocumentWriter, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
   StoredDocument, TextCandidate, VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
-import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
+import { FRESH_UNREFERENCED_MS, mergeReports, type CheckRepair, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import { inspect, rebuiltRepair } from './postgres-check.js';
 import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
 import { createJob, getJob, listJobs, updateJob } from './postgres-jobs.js';
 import { indexEntry, IndexDelta, type IndexEntry } from './postgres-fts.js';
-import { readOriginal, writeOriginal } from './postgres-originals.js';
+import { dropOriginal, readOriginal, STORE_ORIGINAL_PREFIX, unreferencedOriginals, writeOriginal } from './postgres-originals.js';
 import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, fromPgText, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
 import { PostgresSearch } from './postgres-search.js';
@@ -551,6 +551,12 @@ export class PostgresStore implements LibraryStore {
     return `${STORE_ORIGINAL_PREFIX}${docId}`;
   }
 
+  async dropOriginal(docId: string): Promise<void> {
+    await dropOriginal(this.pool, docId).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
   /** The kept original of `docId` as a stream, or undefined when the store holds none. */
   async openOriginal(docId: string): Promise<Readable | undefined> {
     return readOriginal(this.pool, docId).catch((error: unknown) => {
@@ -623,15 +629,48 @@ export class PostgresStore implements LibraryStore {
     let repairs: CheckReport['repairs'] = [];
     let remaining = first.found;
     if (options.repair && first.found.some((f) => f.repairable)) {
-      const blocks = await this.transaction(async (client) => {
-        await client.query('LOCK TABLE blocks, block_terms, postings, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
-        await rebuildIndex(client, undefined);
-        return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
-      });
-      repairs = [rebuiltRepair(blocks)];
+      if (first.found.some((f) => f.repairable && f.check !== 'original-unreferenced')) {
+        const blocks = await this.transaction(async (client) => {
+          await client.query('LOCK TABLE blocks, block_terms, postings, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
+          await rebuildIndex(client, undefined);
+          return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
+        });
+        repairs.push(rebuiltRepair(blocks));
+      }
+      if (first.found.some((f) => f.check === 'original-unreferenced')) repairs.push(...(await this.dropUnreferencedOriginals()));
       remaining = (await inspectAll()).found;
     }
     return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  /**
+   * Deletes the originals no document keeps, except those put in the last FRESH_UNREFERENCED_MS
+   * (an ingest may be about to commit the document that keeps it).
+   */
+  private async dropUnreferencedOriginals(): Promise<CheckRepair[]> {
+    const client = await this.connect();
+    let removed = 0;
+    let fresh = 0;
+    try {
+      const now = Date.now();
+      for (const original of await unreferencedOriginals(client)) {
+        if (now - Date.parse(original.createdAt) < FRESH_UNREFERENCED_MS) fresh++;
+        else {
+          await dropOriginal(client, original.docId);
+          removed++;
+        }
+      }
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      client.release();
+    }
+    const repairs: CheckRepair[] = [];
+    if (removed > 0) repairs.push({ check: 'original-unreferenced', action: `deleted ${removed} original(s) in the database that were no document's`, count: removed });
+    if (fresh > 0) {
+      repairs.push({ check: 'original-unreferenced', action: `kept ${fresh} original(s) no document keeps, put in the last ${FRESH_UNREFERENCED_MS / 60_000} minutes (an ingest may be about to commit them; a later repair deletes them)`, count: 0 });
+    }
+    return repairs;
   }
 
   async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
@@ -726,7 +765,7 @@ export class PostgresStore implements LibraryStore {
 }
 
 /** How a document's `original` names an original kept inside the store. */
-export const STORE_ORIGINAL_PREFIX = 'store:';
+export { STORE_ORIGINAL_PREFIX };
 
 const DOCUMENT_SELECT = `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
   ARRAY(SELECT p.path FROM paths p WHERE p.doc_id = d.id ORDER BY p.path) AS path_list FROM documents d`;

@@ -32,7 +32,21 @@ export const MAX_KNN = 4096;
  * bench/vectors.ts: binary codes rank coarsely, so they need more).
  */
 export const RESCORE_FACTORS: Record<Coded, number> = { int8: 4, binary: 20 };
-const factorOf = (quantization: VectorQuantization) => (quantization === 'none' ? 1 : RESCORE_FACTORS[quantization]);
+/**
+ * The head of a result that gets the full rescore factor: a caller asking for more than this (the
+ * hybrid pipeline asks each retriever for 50) gets its first RESCORE_HEAD results from exactly the
+ * candidates a k = RESCORE_HEAD search rescores, plus one more candidate per further result, not
+ * factor x k. Each rescored candidate is a random read of a float vector (1.5 KB at 384
+ * dimensions): at 1M blocks, k = 50 x 20 = 1,000 of them took most of a hybrid search (~450 ms,
+ * profiled with a cold page cache), where the tail of a fused list barely moves the fusion.
+ */
+export const RESCORE_HEAD = 10;
+/** Candidates rescored exactly for n wanted results (the model's own count when exact). */
+export function rescoredFor(quantization: VectorQuantization, n: number): number {
+  if (quantization === 'none') return n;
+  const factor = RESCORE_FACTORS[quantization];
+  return Math.min(MAX_KNN, n <= RESCORE_HEAD ? n * factor : RESCORE_HEAD * factor + (n - RESCORE_HEAD));
+}
 /**
  * A filter of a quantized model that passes at most this many blocks is ranked exactly: about the
  * vectors the probed lists hold (ranking them exactly costs a few times a code, so this errs on the
@@ -197,7 +211,7 @@ export class SqliteVectors {
     const byVector = groupByVector(passing);
     if (byVector.size > 0) {
       const candidates = raw.filter((r) => byVector.has(r.id));
-      const ranked = this.ranked(info, query, candidates.slice(0, k * factorOf(info.quantization)));
+      const ranked = this.ranked(info, query, candidates.slice(0, rescoredFor(info.quantization, k)));
       const rows = expand(ranked, byVector, k);
       if (rows.length >= k) return rows;
     }
@@ -221,7 +235,7 @@ export class SqliteVectors {
   private unfiltered(info: VectorSlot, query: Float32Array, k: number): ScoredRow[] {
     // Vectors no block links to any more (until pruned) take places: widen until k blocks.
     for (let n = k; ; n = Math.min(MAX_KNN, n * 4)) {
-      const raw = this.knn(info, query, this.partition(info) === undefined ? n : Math.min(MAX_KNN, n * factorOf(info.quantization)));
+      const raw = this.knn(info, query, this.partition(info) === undefined ? n : rescoredFor(info.quantization, n));
       const ranked = this.ranked(info, query, raw).slice(0, n);
       const rows = expand(ranked, groupByVector(this.blocksOf(info, ranked.map((r) => r.id))), k);
       if (rows.length >= k || raw.length < n || n >= MAX_KNN) return rows;

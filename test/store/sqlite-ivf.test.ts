@@ -71,6 +71,16 @@ describe('the SQLite vector index (inverted file) on structured vectors', () => 
         // Rescored from the floats: each score is the exact cosine similarity, best first.
         for (const c of got) expect(c.score).toBeCloseTo(cosine(q, vectors.get(c.block.id)!), 5);
         for (let j = 1; j < got.length; j++) expect(got[j - 1]!.score).toBeGreaterThanOrEqual(got[j]!.score);
+        // A longer list (hybrid asks each side for 50) rescores the same head candidates plus one per
+        // further result (RESCORE_HEAD), not factor x k: it holds the k = 10 result, and its head is
+        // no worse (the extra candidates can only push better ones in).
+        const longer = await store.vectorCandidates(space, q, 50);
+        expect(longer).toHaveLength(50);
+        const longerIds = new Set(longer.map((c) => c.block.id));
+        for (const c of got) expect(longerIds.has(c.block.id)).toBe(true);
+        expect(longer[9]!.score).toBeGreaterThanOrEqual(got[9]!.score - 1e-6);
+        for (const c of longer) expect(c.score).toBeCloseTo(cosine(q, vectors.get(c.block.id)!), 5);
+        for (let j = 1; j < longer.length; j++) expect(longer[j - 1]!.score).toBeGreaterThanOrEqual(longer[j]!.score);
       }
       expect(hits / (queries.length * 10)).toBeGreaterThanOrEqual(0.95);
     }

@@ -68,12 +68,10 @@ export class PostgresStore implements LibraryStore {
     this.spec = spec;
     this.schema = spec.schema ?? DEFAULT_SCHEMA;
     this.location = describeLocation(spec.url, this.schema);
-    this.pool = new pg.Pool({ connectionString: spec.url, max: spec.poolSize ?? 10, types: TYPES });
-    // Every connection works in the library's schema (public stays on the path for extension types).
-    const searchPath = `SET search_path TO ${quoteIdentifier(this.schema)}, public`;
-    this.pool.on('connect', (client) => {
-      client.query(searchPath).catch(() => undefined);
-    });
+    // Every connection works in the library's schema (public stays on the path for extension types),
+    // set as a startup parameter: no query runs before the pool hands a connection out (a query
+    // issued from the pool's 'connect' event overlapped the caller's first one).
+    this.pool = new pg.Pool({ ...withSearchPath(spec.url, `${quoteIdentifier(this.schema)},public`), max: spec.poolSize ?? 10, types: TYPES });
     // An idle connection the server dropped is replaced on next use; it must not crash the process.
     this.pool.on('error', () => undefined);
     this.search = new PostgresSearch(this.pool);
@@ -708,4 +706,23 @@ class PostingRows<K> {
       this.tfs.push(entry.tfs[i]!);
     });
   }
+}
+
+/**
+ * The connection string and startup `options` that set `search_path` on every connection. node-pg
+ * lets an `options` parameter in the URL override the config's, so one the URL carries is taken out
+ * and kept in front of ours.
+ */
+export function withSearchPath(url: string, searchPath: string): { connectionString: string; options: string } {
+  const ours = `-c search_path=${searchPath.replace(/[\\ ]/g, (c) => `\\${c}`)}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options: ours };
+  }
+  const theirs = parsed.searchParams.get('options');
+  if (theirs === null) return { connectionString: url, options: ours };
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), options: `${theirs} ${ours}` };
 }

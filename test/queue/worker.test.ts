@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Library } from '../../src/library/library.js';
@@ -15,6 +15,38 @@ const projectRoot = join(import.meta.dirname, '../..');
 const SMALL = ['md/codeblock.md', 'md/nested.md', 'md/wiki.md', 'txt/candide-windows-1252.txt', 'txt/rashomon-shift-jis.txt', 'html/wiki_duck.html', 'csv/csv-comma.csv'];
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** The command lines of every live process below `pid` (from /proc: the parsing processes and what they run). */
+function descendantCommands(pid: number): string[][] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const commands: string[][] = [];
+  const todo = [...(children.get(pid) ?? [])];
+  while (todo.length > 0) {
+    const next = todo.pop()!;
+    try {
+      commands.push(readFileSync(`/proc/${next}/cmdline`, 'utf8').split('\0').filter(Boolean));
+    } catch {
+      continue;
+    }
+    todo.push(...(children.get(next) ?? []));
+  }
+  return commands;
+}
+
+/** True when `command` is the tesseract CLI reading a page image (`tesseract stdin stdout ...`), not `--list-langs`. */
+const isPageOcr = (command: string[]) => /(^|\/)tesseract$/.test(command[0] ?? '') && command[1] === 'stdin';
 
 async function libraryOn(schema: string): Promise<Library> {
   return Library.open(undefined, { store: { kind: 'postgres', url: TEST_DATABASE_URL!, schema } });
@@ -40,6 +72,23 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     expect(status.counts).toMatchObject({ created: 0, retry: 0, active: 0, completed: good.length, failed: 1 });
     expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', attempts: 1 })]);
     expect(status.workers).toEqual([expect.objectContaining({ id: stats.workerId, state: 'stopped', jobsDone: good.length, jobsFailed: 1 })]);
+
+    // `groundwork jobs` shows the same: counts, the failed file with its code and reason, the worker's throughput.
+    const jobsFlags = ['--postgres', TEST_DATABASE_URL!, '--postgres-schema', schema];
+    const shown = await runCli(['jobs', ...jobsFlags, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const shownStatus = JSON.parse(shown.stdout);
+    expect(shownStatus.counts).toEqual(status.counts);
+    expect(shownStatus.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', reason: status.failures[0]!.reason })]);
+    expect(shownStatus.workers).toEqual([expect.objectContaining({ id: stats.workerId, jobsDone: good.length })]);
+    expect(shownStatus.workers[0].jobsPerSecond).toBeGreaterThan(0);
+    const table = await runCli(['jobs', ...jobsFlags]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`\\| done +\\| +${good.length} \\|`));
+    expect(table.stdout).toMatch(/\| failed +\| +1 \|/);
+    expect(table.stdout).toContain('files/s');
+    expect(table.stdout).toMatch(new RegExp(`\\| ${stats.workerId} +\\| stopped +\\| +0 \\| +${good.length} \\| +1 \\|`));
+    expect(table.stdout).toContain('broken.docx [CORRUPT]');
 
     const library = await libraryOn(schema);
     try {
@@ -151,24 +200,29 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
       exits.push(new Promise((resolve) => child.on('exit', (code) => resolve(code))));
     }
 
-    // Wait until a worker holds the slow file's job, then kill that worker.
+    // Wait until a worker holds the slow file's job and is in the middle of it (its parsing process is
+    // running tesseract on a page of that PDF: the only file here that needs OCR), then kill that worker.
     const s = `"${schema}_queue"`;
     let victim: { worker_id: string; pid: number } | undefined;
+    let midDocument = false;
     const deadline = Date.now() + 120_000;
-    while (!victim && Date.now() < deadline) {
-      const rows = await query<{ worker_id: string; pid: number }>(
-        `SELECT o.worker_id, w.pid FROM ${s}.gw_job_owners o JOIN ${s}.job j ON j.id = o.job_id JOIN ${s}.gw_workers w ON w.id = o.worker_id WHERE j.data->>'path' = $1`,
-        [slow],
-      );
-      victim = rows[0];
-      if (!victim) await new Promise((r) => setTimeout(r, 100));
+    while (!midDocument && Date.now() < deadline) {
+      if (!victim) {
+        const rows = await query<{ worker_id: string; pid: number }>(
+          `SELECT o.worker_id, w.pid FROM ${s}.gw_job_owners o JOIN ${s}.job j ON j.id = o.job_id JOIN ${s}.gw_workers w ON w.id = o.worker_id WHERE j.data->>'path' = $1`,
+          [slow],
+        );
+        victim = rows[0];
+      }
+      if (victim) midDocument = descendantCommands(victim.pid).some(isPageOcr);
+      if (!midDocument) await new Promise((r) => setTimeout(r, 50));
     }
     expect(victim, `a worker took the slow file; the workers said:\n${logs.join('')}`).toBeDefined();
+    expect(midDocument, `the worker holding the slow file was seen OCRing it; the workers said:\n${logs.join('')}`).toBe(true);
     const killedChild = workers.find((w) => w.pid === victim!.pid)!;
     expect(killedChild).toBeDefined();
     killedChild.kill('SIGKILL');
     const killedAt = Date.now();
-
     const codes = await Promise.all(exits);
     expect(codes.filter((c) => c === 0), logs.join('')).toHaveLength(2);
 
@@ -177,14 +231,21 @@ describe.skipIf(!TEST_DATABASE_URL)('queue on Postgres', () => {
     expect(status.failures).toEqual([expect.objectContaining({ path: broken, code: 'CORRUPT', attempts: 1 })]);
     expect(status.workers.find((w) => w.id === victim!.worker_id)?.state).toBe('lost');
 
-    // The killed job was retried by another worker, within the documented bound (stale-after plus a
-    // heartbeat and a poll: well under 60 s).
+    // The killed job was retried by another worker, by the lost-worker rule of docs/scale-out.md: not
+    // before the victim's last heartbeat was --stale-after (4 s) old, and within the issue's 60 s target.
+    // The documented bound (stale-after + heartbeat + poll = 5.2 s here) assumes a free worker and an
+    // idle machine; on shared cores the timers slip, so the test asserts the rule, not 5.2 s.
     const [retried] = await query<{ retry_count: number; output: { worker: string }; started_on: Date }>(
       `SELECT retry_count, output, started_on FROM ${s}.job WHERE data->>'path' = $1`,
       [slow],
     );
+    const [lost] = await query<{ heartbeat_at: Date; stopped_at: Date }>(`SELECT heartbeat_at, stopped_at FROM ${s}.gw_workers WHERE id = $1`, [victim!.worker_id]);
     expect(retried!.retry_count).toBeGreaterThanOrEqual(1);
     expect(retried!.output.worker).not.toBe(victim!.worker_id);
+    // Marked lost at its last beat, and that beat came before the kill.
+    expect(lost!.stopped_at.getTime()).toBe(lost!.heartbeat_at.getTime());
+    expect(lost!.heartbeat_at.getTime()).toBeLessThanOrEqual(killedAt);
+    expect(retried!.started_on.getTime() - lost!.heartbeat_at.getTime()).toBeGreaterThanOrEqual(4_000);
     expect(retried!.started_on.getTime() - killedAt).toBeLessThan(60_000);
 
     // Every file stored exactly once: one document per distinct content, one path per file.

@@ -55,6 +55,12 @@ export const CREATE_POSTINGS = 'CREATE TABLE postings (term TEXT NOT NULL, rowid
 /** `entry` = tf * POSTING_COLUMNS + column (LENGTH_COLUMNS fits below it). */
 export const POSTING_COLUMNS = 32;
 
+/**
+ * The largest tf a posting records (entry < 2^22, which the ranker's packing needs). A block would
+ * need 131,071 occurrences of one term to reach it, far beyond any chunk's size.
+ */
+export const MAX_POSTING_TF = 2 ** 17 - 1;
+
 /** SQL for the best `@n` rowids of `@match` by BM25 with `@rank` (a `rankFunction` value). */
 export const TOP_ROWIDS_SQL = 'SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match AND rank MATCH @rank ORDER BY rank LIMIT @n';
 
@@ -117,7 +123,7 @@ export class FtsIndexWriter {
     const terms = termCount(body);
     const col = lengthColumn(terms);
     this.insertRow[col]!.run(rowid, indexedText(body, terms));
-    for (const [term, tf] of this.count(body, col, terms, 1)) this.insertPosting.run(term, rowid, tf * POSTING_COLUMNS + col);
+    for (const [term, tf] of this.count(body, col, terms, 1)) this.insertPosting.run(term, rowid, Math.min(tf, MAX_POSTING_TF) * POSTING_COLUMNS + col);
   }
 
   remove(rowid: number | bigint, body: string): void {

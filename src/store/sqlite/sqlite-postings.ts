@@ -28,13 +28,17 @@ export interface RankedRowid {
  */
 export class PostingsRanker {
   private readonly postingsOf: Database.Statement;
+  /** Scratch score per rowid, valid where `stamp` holds the current query's number (reused, grown as rowids grow). */
+  private scores = new Float64Array(0);
+  private stamp = new Uint32Array(0);
+  private query = 0;
 
   constructor(db: Database.Database) {
-    // Both aggregates step over the same rows of one scan, so the i-th rowid goes with the i-th entry.
-    // The IDF is computed by SQLite's ln(), i.e. the C library's log(), which FTS5 calls: V8's
-    // Math.log differs from it in the last bit for some arguments, enough to reorder near ties.
+    // One string per term: each posting as rowid * ROWID_SHIFT + entry. The IDF is computed by
+    // SQLite's ln(), i.e. the C library's log(), which FTS5 calls: V8's Math.log differs from it in
+    // the last bit for some arguments, enough to reorder near ties.
     this.postingsOf = db
-      .prepare('SELECT count(*), ln((@rows - count(*) + 0.5) / (count(*) + 0.5)), group_concat(rowid), group_concat(entry) FROM postings WHERE term = @term')
+      .prepare(`SELECT count(*), ln((@rows - count(*) + 0.5) / (count(*) + 0.5)), group_concat(rowid * ${ROWID_SHIFT} + entry) FROM postings WHERE term = @term`)
       .raw();
   }
 
@@ -46,74 +50,73 @@ export class PostingsRanker {
     if (n <= 0 || terms.length === 0 || stats.rows <= 0) return [];
     const avgdl = stats.tokens / stats.rows;
     const lengthPart = K1 * (1 - B + (B * -LENGTH_COLUMNS) / avgdl);
-    const scores = new Map<number, number>();
+    if (++this.query === 0xffffffff) {
+      this.stamp.fill(0);
+      this.query = 1;
+    }
+    const query = this.query;
+    const rows: number[] = [];
     for (const term of terms) {
-      const [hits, log, rowids, entries] = this.postingsOf.get({ rows: stats.rows, term }) as [number, number | null, string | null, string | null];
-      if (hits === 0 || rowids === null || entries === null) continue;
+      const [hits, log, packed] = this.postingsOf.get({ rows: stats.rows, term }) as [number, number | null, string | null];
+      if (hits === 0 || packed === null) continue;
       // ln() of a non-positive number is NULL: FTS5's floor applies to it as to any idf <= 0.
       const idf = log === null || log <= 0 ? 1e-6 : log;
-      const rows = readIntegers(rowids, hits);
-      let i = 0;
-      let entry = 0;
-      let digits = false;
-      for (let at = 0; at <= entries.length; at++) {
-        const c = at < entries.length ? entries.charCodeAt(at) : 44;
-        if (c >= 48 && c <= 57) {
-          entry = entry * 10 + (c - 48);
-          digits = true;
+      let value = 0;
+      for (let at = 0; at <= packed.length; at++) {
+        const c = at < packed.length ? packed.charCodeAt(at) : 44;
+        if (c !== 44) {
+          value = value * 10 + (c - 48);
           continue;
         }
-        if (!digits) continue;
+        const entry = value % ROWID_SHIFT;
+        const rowid = (value - entry) / ROWID_SHIFT;
+        value = 0;
         const w = weights[entry % POSTING_COLUMNS]!;
         let freq = 0;
         for (let tf = Math.floor(entry / POSTING_COLUMNS); tf > 0; tf--) freq += w;
         const part = idf * ((freq * (K1 + 1)) / (freq + lengthPart));
-        const rowid = rows[i++]!;
-        const before = scores.get(rowid);
-        scores.set(rowid, before === undefined ? part : before + part);
-        entry = 0;
-        digits = false;
+        if (rowid >= this.stamp.length) this.grow(rowid);
+        // Each row's parts are added in term order, from 0, as FTS5 sums its phrases.
+        if (this.stamp[rowid] !== query) {
+          this.stamp[rowid] = query;
+          this.scores[rowid] = part;
+          rows.push(rowid);
+        } else this.scores[rowid] += part;
       }
     }
-    return best(scores, n);
+    const top: RankedRowid[] = [];
+    for (const rowid of rows) keep(top, n, rowid, -1 * this.scores[rowid]!);
+    return top;
+  }
+
+  private grow(rowid: number): void {
+    const size = Math.max(rowid + 1, this.stamp.length * 2, 1024);
+    const stamp = new Uint32Array(size);
+    stamp.set(this.stamp);
+    const scores = new Float64Array(size);
+    scores.set(this.scores);
+    this.stamp = stamp;
+    this.scores = scores;
   }
 }
 
-/** The `count` non-negative integers of a comma-separated list of digits. */
-function readIntegers(text: string, count: number): Float64Array {
-  const out = new Float64Array(count);
-  let i = 0;
-  let value = 0;
-  for (let at = 0; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === 44) {
-      out[i++] = value;
-      value = 0;
-    } else value = value * 10 + (c - 48);
-  }
-  out[i] = value;
-  return out;
-}
+/** A posting travels as rowid * ROWID_SHIFT + entry: exact in a double while rowid < 2^31 and entry < 2^22. */
+const ROWID_SHIFT = 2 ** 22;
 
-/** The best n of `scores`, as FTS5 orders them: rank (-score) ascending, then rowid ascending. */
-function best(scores: Map<number, number>, n: number): RankedRowid[] {
-  const top: RankedRowid[] = [];
-  for (const [rowid, score] of scores) {
-    const rank = -1 * score;
-    if (top.length === n) {
-      const last = top[n - 1]!;
-      if (rank > last.rank || (rank === last.rank && rowid > last.rowid)) continue;
-    }
-    let lo = 0;
-    let hi = top.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const m = top[mid]!;
-      if (m.rank < rank || (m.rank === rank && m.rowid < rowid)) lo = mid + 1;
-      else hi = mid;
-    }
-    top.splice(lo, 0, { rowid, rank });
-    if (top.length > n) top.pop();
+/** Puts (rowid, rank) into `top`, the best n so far in FTS5's order: rank ascending, then rowid ascending. */
+function keep(top: RankedRowid[], n: number, rowid: number, rank: number): void {
+  if (top.length === n) {
+    const last = top[n - 1]!;
+    if (rank > last.rank || (rank === last.rank && rowid > last.rowid)) return;
   }
-  return top;
+  let lo = 0;
+  let hi = top.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const m = top[mid]!;
+    if (m.rank < rank || (m.rank === rank && m.rowid < rowid)) lo = mid + 1;
+    else hi = mid;
+  }
+  top.splice(lo, 0, { rowid, rank });
+  if (top.length > n) top.pop();
 }

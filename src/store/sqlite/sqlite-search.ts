@@ -28,6 +28,7 @@ export class SqliteSearch {
   private readonly topRowids: Database.Statement;
   private readonly topBlocks: Database.Statement;
   private readonly blocksAt: Database.Statement;
+  private readonly blockAt: Database.Statement;
   private readonly allPaths: Database.Statement;
   private readonly statements = new Map<string, Database.Statement>();
   /** BM25 from the postings table; undefined for a library that predates it, opened read-only (FTS5 ranks then). */
@@ -43,6 +44,7 @@ export class SqliteSearch {
       `WITH top AS (${TOP_ROWIDS_SQL})
        SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
+    this.blockAt = db.prepare('SELECT * FROM blocks WHERE rowid = ?');
     this.blocksAt = db.prepare('SELECT c.key AS position, b.doc_id AS docId, b.ordinal AS ordinal FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value ORDER BY c.key');
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
     const hasPostings = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'postings'").get() !== undefined;
@@ -119,6 +121,16 @@ export class SqliteSearch {
     const candidates = filtered ? Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES) : k;
     const top = this.top(terms, candidates);
     if (top.length === 0) return [];
+    if (!filtered) {
+      // k lookups by rowid: cheaper than a join over json_each at this size. Postings and blocks
+      // are written in one transaction, and searchText reads both in one snapshot.
+      const rows: Row[] = [];
+      for (const t of top) {
+        const row = this.blockAt.get(t.rowid) as Row | undefined;
+        if (row) rows.push(Object.assign(row, { rank: t.rank }));
+      }
+      return rows;
+    }
     const where = filtered ? `WHERE ${conditions.sql.join(' AND ')}` : '';
     const rows = this.cached(
       `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value

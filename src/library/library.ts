@@ -894,6 +894,11 @@ export class Library {
     return this.store.listDocuments();
   }
 
+  /** The tokens of each document's stored blocks, summed (0 for an unknown id). */
+  documentTokens(docIds: readonly string[]): Promise<Map<string, number>> {
+    return this.store.documentTokens(docIds);
+  }
+
   /** A document by id, id prefix, or one of its paths. */
   async document(idOrPath: string): Promise<StoredDocument | undefined> {
     return (await this.store.getDocument(idOrPath)) ?? (await this.store.getDocument(resolve(idOrPath)));

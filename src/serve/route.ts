@@ -137,6 +137,8 @@ export function openApiDocument(routes: readonly RegisteredRoute[], info: { titl
       summary: spec.summary,
       ...(spec.description && { description: spec.description }),
       tags: spec.tags,
+      // Which key the route needs (docs/serve.md, "Keys"): none, read (read-only or read-write), write (read-write).
+      'x-groundwork-scope': spec.scope,
     };
     const parameters = [...parametersOf(spec.params, 'path', convert), ...parametersOf(spec.query, 'query', convert)];
     if (parameters.length > 0) operation.parameters = parameters;

@@ -57,6 +57,23 @@ export const DocumentSchema = z.object({
   original: z.string().nullable().describe('the kept original, relative to the library folder'),
 }).meta({ id: 'Document' });
 
+/** A document as `GET /v1/documents` lists it: with its blocks' tokens. */
+export const ListedDocumentSchema = DocumentSchema.extend({
+  tokens: z.number().int().describe('the tokens of its stored blocks, summed (the library\'s tokenizer, or the one it was ingested with)'),
+}).meta({ id: 'ListedDocument' });
+
+/** What ingest made of a document: the counts the library view and `groundwork list` show. */
+export const DocumentReportSchema = z.object({
+  blocks: z.number().int(),
+  tokens: z.number().int().describe('the tokens of its stored blocks, summed'),
+  pages: nullableInt,
+  tables: z.number().int(),
+  images: z.number().int(),
+  strategy: z.string(),
+  configHash: z.string(),
+  warnings: z.number().int().describe('how many warnings the parse left (the list is `warnings`)'),
+}).meta({ id: 'DocumentReport' });
+
 export interface OutlineJson {
   title: string;
   level: number;
@@ -80,6 +97,7 @@ export const OutlineNodeSchema: z.ZodType<OutlineJson> = z.lazy(() => z.object({
 export const DocumentDetailSchema = z.object({
   document: DocumentSchema,
   outline: z.array(OutlineNodeSchema).describe('the heading tree, from the stored blocks'),
+  report: DocumentReportSchema,
   warnings: z.array(z.string()),
   original: z.string().nullable().describe('URL of the original file, when kept'),
 });
@@ -92,6 +110,7 @@ export const FileOutcomeSchema = z.object({
   blocks: z.number().int().optional(),
   code: z.string().optional(),
   reason: z.string().optional(),
+  hint: z.string().optional().describe('for a rejected file: what to do about it'),
 }).meta({ id: 'JobFile' });
 
 export const JobSchema = z.object({

@@ -323,6 +323,11 @@ export interface LibraryStore {
   cachedParse(key: string): Promise<Document | undefined>;
 
   listDocuments(): Promise<StoredDocument[]>;
+  /**
+   * The tokens of each document's blocks, summed (the inspector's library view and
+   * `GET /v1/documents`): every id asked for is in the map, 0 for one without blocks or unknown.
+   */
+  documentTokens(docIds: readonly string[]): Promise<Map<string, number>>;
   /** By exact path, exact id, or unique id prefix (INVALID_OPTIONS when a prefix matches several). */
   getDocument(idOrPath: string): Promise<StoredDocument | undefined>;
   blocksOf(docId: string): Promise<Block[]>;

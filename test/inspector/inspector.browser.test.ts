@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contextualize } from '../../src/embed/documents.js';
 import { inspectorPlugin, INSPECTOR_CSP } from '../../src/inspector/plugin.js';
-import { startServer, type Running } from '../serve/helpers.js';
+import { newKey, parseKeys } from '../../src/serve/auth.js';
+import { followJob, form, json, startServer, type Running } from '../serve/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PDF = '/work/shared/corpus/pdf/normal_4pages.pdf';
@@ -46,9 +47,22 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // a file the server rejects, to be listed with what to do about it
+    const bad = await json(await fetch(`${running.url}/v1/documents`, { method: 'POST', body: form([{ name: 'broken.pdf', bytes: '%PDF-1.7\n1 0 obj <<' }]) }));
+    expect((await followJob(running.url, bad.id)).last.event).toBe('failed');
     await page.goto(`${running.url}/`);
     await page.waitForSelector('body[data-ready="library"]');
     expect(await page.locator('#documents tbody tr').count()).toBe(1);
+    // format, pages, blocks, tokens of the document, from the library
+    const stored = (await running.library.blocks(docId))!;
+    const cells = await page.$$eval('#documents tbody tr td', (tds) => tds.map((td) => td.textContent));
+    const headers = await page.$$eval('#documents thead th', (ths) => ths.map((th) => th.textContent));
+    expect(headers).toEqual(['document', 'format', 'pages', 'blocks', 'tokens', 'warnings']);
+    expect(cells.slice(1, 5)).toEqual(['pdf', '4', String(stored.length), String(stored.reduce((n, b) => n + b.tokens, 0))]);
+    const rejected = await page.textContent('#rejected li');
+    expect(rejected).toContain('broken.pdf');
+    expect(rejected).toContain('[CORRUPT]');
+    expect(rejected).toMatch(/what to do: the file is damaged or truncated/);
     await page.screenshot({ path: join(SHOTS, 'library.png') });
 
     await page.click('#documents a');
@@ -106,5 +120,48 @@ describe.skipIf(!haveChromium)('inspector in Chromium', () => {
     expect(await page.getAttribute(`#chunk-${ordinal}`, 'aria-selected')).toBe('true');
     expect(errors).toEqual([]);
     await page.close();
+  }, 120_000);
+
+  it('on a server with keys, asks for one, keeps it in the tab only, and draws the page with it', async () => {
+    const reader = newKey('viewer', 'read-only');
+    const keyed = await startServer({ plugins: [inspectorPlugin()], keys: parseKeys(reader.line, 'test') }, running.dir);
+    // the same library folder, opened a second time, behind a key
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${keyed.url}/`);
+      await page.waitForSelector('body[data-ready="key"]');
+      expect(await page.textContent('#key-message')).toMatch(/API key is required/);
+      expect(await page.isHidden('#forget-key')).toBe(true);
+      await page.fill('#api-key', 'gw_wrong');
+      await page.click('#key-form button');
+      await page.waitForSelector('body[data-ready="key"] #key-message:has-text("refused")');
+      expect(await page.textContent('#key-message')).toMatch(/The key was refused: unknown API key/);
+      await page.fill('#api-key', reader.key);
+      await page.click('#key-form button');
+      await page.waitForSelector('body[data-ready="library"]');
+      expect(await page.locator('#documents tbody tr').count()).toBe(1);
+      expect(await page.isVisible('#forget-key')).toBe(true);
+      await page.click('#documents a');
+      await page.waitForSelector('body[data-ready="document"]');
+      // the page image came with the key (an <img src> cannot send one): a blob: URL, drawn, with its regions
+      const image = await page.$eval('#page-image', (img) => { const i = img as unknown as { src: string; naturalWidth: number }; return { src: i.src, width: i.naturalWidth }; });
+      expect(image.src).toMatch(/^blob:/);
+      expect(image.width).toBeGreaterThan(0);
+      expect(await page.locator('#regions rect.region').count()).toBeGreaterThan(0);
+      // the key is in this tab's sessionStorage, never in the address
+      expect(page.url()).not.toContain(reader.key);
+      expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('groundwork.apiKey'))).toBe(reader.key);
+      await page.click('#forget-key');
+      await page.waitForSelector('body[data-ready="key"]');
+      expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('groundwork.apiKey'))).toBeNull();
+      await page.screenshot({ path: join(SHOTS, 'key.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await keyed.server.close();
+      await keyed.library.close();
+    }
   }, 120_000);
 });

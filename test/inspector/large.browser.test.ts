@@ -193,6 +193,42 @@ describe.skipIf(!haveChromium || !hasShared)('inspector in Chromium: large docum
     await page.close();
   }, 120_000);
 
+  it('searches with a format filter: the form sends it, every hit is of that format, a hit opens its chunk', async () => {
+    // A word both the Markdown file and a PDF hold, so that the filter changes what comes back.
+    const words = [...new Set((await running.library.blocks(ids.md)).flatMap((b) => b.text.match(/\b[a-z]{6,}\b/g) ?? []))];
+    let word = '';
+    for (const w of words.slice(0, 200)) {
+      const hits = (await running.library.search(w, { k: 20, mode: 'bm25' })).hits;
+      if (hits.some((h) => h.docId === ids.md) && hits.some((h) => h.docId !== ids.md)) { word = w; break; }
+    }
+    expect(word, 'a word in wiki.md and in a PDF').not.toBe('');
+    const expected = (await running.library.search(word, { k: 20, mode: 'bm25', filter: { format: 'markdown' } })).hits;
+    const { page, errors } = await open('', 'library');
+    // the format filter offers the library's formats
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#format option').length > 1);
+    expect(await page.$$eval('#format option', (o) => o.map((x) => (x as any).value))).toEqual(['', ...Object.keys((await running.library.stats()).byFormat)]);
+    await page.fill('#q', word);
+    await page.selectOption('#mode', 'bm25');
+    await page.selectOption('#format', 'markdown');
+    await page.click('#search-form button');
+    await page.waitForSelector('body[data-ready="search"]');
+    expect(new URLSearchParams((await page.evaluate(() => (globalThis as any).location.hash as string)).split('?')[1]).get('format')).toBe('markdown');
+    const links = await page.$$eval('#hits a.hit-link', (a) => a.map((x) => x.getAttribute('href')!));
+    expect(links.length).toBe(expected.length);
+    for (const [i, href] of links.entries()) expect(href).toBe(`#/doc/${ids.md}?page=1&chunk=${expected[i]!.block.ordinal}`);
+    expect(await page.textContent('h2')).toContain('within format markdown');
+    // a reload keeps the search and its filter in the form
+    await page.reload();
+    await page.waitForSelector('body[data-ready="search"]');
+    expect(await page.inputValue('#format')).toBe('markdown');
+    expect(await page.inputValue('#q')).toBe(word);
+    await page.click('#hits a.hit-link');
+    await page.waitForSelector('body[data-ready="document"]');
+    expect(await page.getAttribute(`#chunk-${expected[0]!.block.ordinal}`, 'aria-selected')).toBe('true');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('renders Chinese text with a CJK font (the glyphs Chromium used, not boxes)', async () => {
     const blocks = (await running.library.blocks(ids.zh))!;
     const zh = blocks.find((b) => /[\u4e00-\u9fff]{4}/.test(b.text))!;

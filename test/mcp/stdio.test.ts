@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -67,6 +68,33 @@ describe('groundwork mcp over stdio (the real CLI, spawned)', () => {
     expect(result.isError).toBe(true);
     expect(await callError(client, 'get_outline', { document: 'nope' })).toMatch(/\[NOT_FOUND\]$/);
   });
+});
+
+describe('groundwork mcp --allow-ingest over stdio', () => {
+  it('offers ingest, which adds a file inside the allowed folder and refuses one outside', async () => {
+    const ingesting = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', CLI_ENTRY, 'mcp', '--library', lib.library.dir, '--allow-ingest', lib.docs],
+      cwd: projectRoot,
+      env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+      stderr: 'pipe',
+    });
+    const other = new Client({ name: 'groundwork-stdio-ingest-test', version: '1.0.0' });
+    await other.connect(ingesting);
+    try {
+      const { tools } = await other.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['search', 'get_block', 'list_documents', 'get_outline', 'read_section', 'ingest']);
+      expect(tools.find((t) => t.name === 'ingest')!.annotations?.readOnlyHint).not.toBe(true);
+      const note = join(lib.docs, 'stdio-note.md');
+      writeFileSync(note, '# Stdio note\n\nThe quokka inventory is counted on Fridays.\n');
+      expect((await call(other, 'ingest', { paths: [note] })).structured).toMatchObject({ added: 1, rejected: [] });
+      const found = await call(other, 'search', { query: 'quokka inventory', k: 1 });
+      expect(found.structured.hits[0].citation.file).toBe(note);
+      expect(await callError(other, 'ingest', { paths: ['/etc/hostname'] })).toMatch(/\[INVALID_OPTIONS\]$/);
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
 });
 
 describe('groundwork mcp exit codes (in-process: they return before serving)', () => {

@@ -64,8 +64,15 @@ describe.skipIf(!hasShared)(`upload -> job -> SSE -> search, blocks, documents (
     expect(list.total).toBe(1);
     expect(list.documents[0].id).toBe(docId);
 
+    const stored = await s.library.blocks(docId);
+    const tokens = stored.reduce((n, b) => n + b.tokens, 0);
+    expect(tokens).toBeGreaterThan(0);
+    expect(list.documents[0].tokens).toBe(tokens);
+
     const detail = await json(await fetch(`${s.url}/v1/documents/${docId}`));
     expect(detail.document).toMatchObject({ id: docId, format: 'markdown' });
+    // the report: what ingest made of it
+    expect(detail.report).toEqual({ blocks: stored.length, tokens, pages: detail.document.pageCount, tables: detail.document.tables, images: detail.document.images, strategy: 'structure', configHash: detail.document.configHash, warnings: detail.warnings.length });
     expect(detail.outline.length).toBeGreaterThan(0);
     expect(detail.outline[0].title).toBeTypeOf('string');
     expect(detail.original).toBe(`/v1/documents/${docId}/original`);
@@ -114,6 +121,10 @@ describe.skipIf(!hasShared)(`upload -> job -> SSE -> search, blocks, documents (
     expect(job.files[0]).toMatchObject({ outcome: 'rejected', code: 'CORRUPT' });
     expect(job.files[0].reason).toContain('broken.pdf');
     expect(job.files[0].reason).not.toContain('uploads');
+    // and what to do about it
+    expect(job.files[0].hint).toMatch(/damaged or truncated/);
+    expect(job.report.rejected).toEqual([{ name: 'broken.pdf', code: 'CORRUPT', reason: job.files[0].reason }]);
+    expect((await json(await fetch(`${s.url}/v1/jobs/${bad.id}`))).files[0].hint).toBe(job.files[0].hint);
   });
 
   it('takes ingest options with the upload, and refuses bad ones before storing anything', async () => {

@@ -10,7 +10,7 @@ import { Library } from '../../src/library/library.js';
 import {
   HTTP_ONLY_CODES, HttpError, loadKeys, newKey, route, serve, STATUS_OF, type HttpErrorCode, type ServePlugin,
 } from '../../src/serve/index.js';
-import { form, json, post, startServer, type Running } from './helpers.js';
+import { followJob, form, json, post, startServer, type Running } from './helpers.js';
 
 /** A plugin that throws the error a test names, and one route that waits until told. */
 function testPlugin(hold: { wait?: Promise<void>; entered?: () => void }): ServePlugin {
@@ -151,6 +151,38 @@ describe('keys', () => {
     expect((await fetch(`${s.url}/openapi.json`)).status).toBe(200);
   });
 
+  it('a read-only key may preview and re-chunk (they store nothing), not cancel a job; the library is unchanged', async () => {
+    const source = join(mkdtempSync(join(tmpdir(), 'gw-keys-doc-')), 'notes.md');
+    writeFileSync(source, '# Notes\n\nThe zebra committee met on Tuesday.\n\n## Budget\n\nThe budget was approved.\n');
+    await s.library.addFiles([source], { workers: 0 });
+    const id = (await s.library.document(source))!.id;
+    const before = await s.library.stats();
+    const auth = { authorization: `Bearer ${reader.key}` };
+    const rechunk = await post(`${s.url}/v1/documents/${id}/chunk`, { strategy: 'token', chunkOptions: { chunkSize: 8, chunkOverlap: 0 } }, auth);
+    expect(rechunk.status).toBe(200);
+    expect((await json(rechunk)).chunks.length).toBeGreaterThan((await s.library.blocks(id)).length);
+    expect((await post(`${s.url}/v1/chunk`, { text: '# A\n\nb c d', name: 'a.md' }, auth)).status).toBe(200);
+    expect((await post(`${s.url}/v1/parse`, { text: 'plain', name: 'a.txt' }, auth)).status).toBe(200);
+    expect(await s.library.stats()).toEqual(before);
+    const cancel = await fetch(`${s.url}/v1/jobs/nope`, { method: 'DELETE', headers: auth });
+    expect(cancel.status).toBe(403);
+    // Every route's scope, as the OpenAPI document states it: the routes that change the library
+    // are write routes, and a read-only key gets 403 on each of them.
+    const doc = await json(await fetch(`${s.url}/openapi.json`));
+    const byScope: Record<string, string[]> = {};
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) (byScope[op['x-groundwork-scope']] ??= []).push(`${method.toUpperCase()} ${path}`);
+    }
+    expect(byScope.write!.sort()).toEqual(['DELETE /v1/documents/{id}', 'DELETE /v1/jobs/{id}', 'POST /v1/documents']);
+    expect(byScope.none!.sort()).toEqual(['GET /', 'GET /healthz', 'GET /openapi.json']);
+    for (const route of byScope.write!) {
+      const [method, path] = route.split(' ') as [string, string];
+      const response = await fetch(`${s.url}${path.replace('{id}', id)}`, { method, headers: auth, ...(method === 'POST' && { body: form([{ name: 'a.txt', bytes: 'x' }]) }) });
+      expect(response.status, route).toBe(403);
+    }
+    expect(await s.library.document(id)).toBeDefined();
+  });
+
   it('never logs a key', () => {
     expect(logs).toContain('"statusCode"');
     expect(logs).not.toContain(writer.key);
@@ -166,6 +198,64 @@ describe('keys', () => {
     }
     expect(() => loadKeys({ env: 'ci read-write sha256:abc' })).toThrow(/entry 1/);
     expect(() => loadKeys({ env: `${writer.line}; ${reader.line}` })).not.toThrow();
+  });
+});
+
+describe('CORS and upload names', () => {
+  it('CORS is off by default: no Access-Control header, a preflight is not answered', async () => {
+    const s = await startServer();
+    try {
+      const plain = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://app.example' } });
+      expect(plain.status).toBe(200);
+      expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+      const preflight = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      expect(preflight.status).toBe(404);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('CORS with named origins allows those and no other', async () => {
+    const s = await startServer({ corsOrigins: ['https://app.example'] });
+    try {
+      const allowed = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+      expect(allowed.status).toBeLessThan(300);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const get = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://app.example' } });
+      expect(get.headers.get('access-control-allow-origin')).toBe('https://app.example');
+      const other = await fetch(`${s.url}/v1/stats`, { headers: { origin: 'https://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const otherPreflight = await fetch(`${s.url}/v1/search`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(otherPreflight.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('an upload\'s file name never becomes a path: traversal names land in uploads/ under generated names', async () => {
+    const s = await startServer();
+    const outside = `gw-escape-${process.pid}-${Date.now()}`;
+    try {
+      const names = [`../../../../../../tmp/${outside}.md`, `..\\..\\${outside}.md`, `/tmp/${outside}-abs.md`, `${outside}\u0000.md`];
+      const seen: string[] = [];
+      const watcher = setInterval(() => { try { seen.push(...readdirSync(join(s.dir, 'uploads'))); } catch { /* not made yet */ } }, 1);
+      const response = await fetch(`${s.url}/v1/documents`, { method: 'POST', body: form(names.map((name, i) => ({ name, bytes: `# Escape ${i}\n\nfile ${i} stays inside\n` }))) });
+      clearInterval(watcher);
+      expect(response.status).toBe(202);
+      const job = await json(response);
+      // the client's names are shown back as their last segment, control characters dropped
+      expect(job.files.map((f: any) => f.name)).toEqual([`${outside}.md`, `${outside}.md`, `${outside}-abs.md`, `${outside}.md`]);
+      const { last } = await followJob(s.url, job.id);
+      expect(last.event).toBe('done');
+      // nothing was written beside the library or at the absolute path
+      for (const dir of [tmpdir(), join(s.dir, '..'), '/tmp']) expect(readdirSync(dir).filter((n) => n.startsWith(outside))).toEqual([]);
+      // what was written is under uploads/ with a generated name (a UUID and the extension)
+      for (const name of new Set(seen)) expect(name).toMatch(/^[0-9a-f-]{36}\.md(\.part)?$/);
+      expect((await s.library.documents()).length).toBe(4);
+    } finally {
+      await s.stop();
+    }
   });
 });
 
@@ -187,6 +277,19 @@ describe('rate limit and shutdown', () => {
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
       // Health checks are not limited.
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('the limit is per key: one key at its limit does not hold back another', async () => {
+    const a = newKey('a', 'read-only');
+    const b = newKey('b', 'read-only');
+    const s = await startServer({ rateLimit: { perSecond: 0.01, burst: 2 }, keys: loadKeys({ env: `${a.line}; ${b.line}` }) });
+    try {
+      const as = (key: string) => fetch(`${s.url}/v1/stats`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => { await r.arrayBuffer(); return r.status; });
+      expect([await as(a.key), await as(a.key), await as(a.key)]).toEqual([200, 200, 429]);
+      expect([await as(b.key), await as(b.key), await as(b.key)]).toEqual([200, 200, 429]);
     } finally {
       await s.stop();
     }
@@ -263,6 +366,38 @@ describe('OpenAPI', () => {
         expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(1);
         expect(op.responses.default.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
         if (op.security) expect(op.responses['401']).toBeDefined();
+      }
+    }
+  });
+
+  it('follows OpenAPI 3.1\'s structural rules: info, unique path templates, path parameters declared, responses described', () => {
+    expect(doc.info.title).toBeTypeOf('string');
+    expect(doc.info.version).toMatch(/^\d+\.\d+\.\d+/);
+    // Templated paths that differ only in their parameter names are the same path (forbidden).
+    const shapes = Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, '{}'));
+    expect(new Set(shapes).size).toBe(shapes.length);
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      expect(path.startsWith('/'), path).toBe(true);
+      const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']).toContain(method);
+        const params: any[] = op.parameters ?? [];
+        // every template variable is a required path parameter, and there is no other path parameter
+        expect(params.filter((p) => p.in === 'path').map((p) => p.name).sort(), `${method} ${path}`).toEqual(templated);
+        for (const p of params) {
+          expect(['path', 'query', 'header', 'cookie']).toContain(p.in);
+          if (p.in === 'path') expect(p.required, `${method} ${path} ${p.name}`).toBe(true);
+          expect(p.schema ?? p.content, `${method} ${path} ${p.name}`).toBeDefined();
+        }
+        // no parameter twice (name + location)
+        expect(new Set(params.map((p) => `${p.in}:${p.name}`)).size).toBe(params.length);
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          expect(status === 'default' || /^[1-5](\d\d|XX)$/.test(status), `${method} ${path} ${status}`).toBe(true);
+          expect(response.description, `${method} ${path} ${status}`).toBeTypeOf('string');
+        }
+        if (op.requestBody) expect(Object.keys(op.requestBody.content).length).toBeGreaterThan(0);
+        for (const requirement of op.security ?? []) for (const name of Object.keys(requirement)) expect(doc.components.securitySchemes[name]).toBeDefined();
+        expect(['none', 'read', 'write']).toContain(op['x-groundwork-scope']);
       }
     }
   });

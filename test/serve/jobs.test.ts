@@ -1,12 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Library } from '../../src/library/library.js';
 import type { JobRecord } from '../../src/store/types.js';
 import { corpus, hasShared, sharedSkipReason } from '../helpers.js';
-import { fileForm, followJob, form, json, post, startServer } from './helpers.js';
+import { buildServer } from '../../src/serve/index.js';
+import { fileForm, followJob, form, json, post, readEvents, startServer } from './helpers.js';
 
 /** A job as a previous server would have left it in the library. */
 async function leftJob(library: Library, source: string, state: 'queued' | 'running', attempts: number): Promise<JobRecord> {
@@ -53,6 +55,60 @@ describe.skipIf(!hasShared)(`jobs (${hasShared ? 'corpus' : sharedSkipReason})`,
       expect(readdirSync(join(dir, 'uploads'))).toEqual([]);
     } finally {
       await s.stop();
+    }
+  });
+
+  it('reports progress file by file over SSE, from queued to done', async () => {
+    // A queued job of three files in the library, and a server that has not started its runner:
+    // the stream is open before the job runs, so every change of it is seen.
+    const dir = mkdtempSync(join(tmpdir(), 'gw-serve-'));
+    const library = await Library.open(dir);
+    mkdirSync(join(dir, 'uploads'), { recursive: true });
+    const sources = ['wiki.md', 'nested.md', 'codeblock.md'].map((n) => corpus('md', n));
+    const files = sources.map((source, i) => {
+      const rel = join('uploads', `${randomUUID()}.md`);
+      copyFileSync(source, join(dir, rel));
+      const bytes = readFileSync(source);
+      return { name: `f${i}.md`, path: rel, bytes: bytes.length, docId: createHash('sha256').update(bytes).digest('hex') };
+    });
+    const at = new Date().toISOString();
+    const bytesTotal = files.reduce((n, f) => n + f.bytes, 0);
+    const id = randomUUID();
+    await library.createJob({
+      id, kind: 'ingest', state: 'queued', input: { files, options: {} }, progress: { filesDone: 0, filesTotal: 3, bytesDone: 0, bytesTotal },
+      result: null, error: null, attempts: 0, createdAt: at, updatedAt: at, startedAt: null, finishedAt: null,
+    });
+    const built = await buildServer(library, { port: 0, workers: 1 });
+    try {
+      await built.app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}`;
+      const stream = await fetch(`${url}/v1/jobs/${id}/events`);
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      let text = '';
+      // the first event, the job as it is (queued), before the runner starts
+      while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+      expect(text).toMatch(/^event: progress\n/);
+      expect(text).toContain('"state":"queued"');
+      await built.context.jobs.start();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const events = await readEvents(new Response(text));
+      expect(events.at(-1)!.event).toBe('done');
+      const progress = events.filter((e) => e.event === 'progress').map((e) => e.data as any);
+      const done = progress.map((p) => p.progress.filesDone);
+      // every file's completion is an event, in order; bytes follow the files
+      for (const n of [0, 1, 2]) expect(done, JSON.stringify(done)).toContain(n);
+      expect([...done].sort((a, b) => a - b)).toEqual(done);
+      expect(progress.every((p) => p.progress.filesTotal === 3 && p.progress.bytesTotal === bytesTotal && p.progress.bytesDone <= bytesTotal)).toBe(true);
+      expect(progress.some((p) => p.state === 'running')).toBe(true);
+      expect((events.at(-1)!.data as any).progress).toEqual({ filesDone: 3, filesTotal: 3, bytesDone: bytesTotal, bytesTotal });
+    } finally {
+      await built.close();
+      await library.close();
     }
   });
 

@@ -339,6 +339,18 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       expect(await store.stats()).toMatchObject({ documents: 1, blocks: 1, paths: 1, parseCacheEntries: 1 });
     });
 
+    test('documentTokens sums each document\'s block tokens; 0 for one without blocks or unknown', async () => {
+      const store = await fresh();
+      expect(await store.documentTokens([])).toEqual(new Map());
+      await store.writeDocument(contractWrite('t1', ['one two three', 'four five']));
+      await store.writeDocument(contractWrite('t2', ['six']));
+      const sums = await store.documentTokens(['doc-t1', 'doc-t2', 'doc-none', 'doc-t1']);
+      expect(sums).toEqual(new Map([['doc-t1', 5], ['doc-t2', 1], ['doc-none', 0]]));
+      // summed over the stored blocks: a re-chunk that replaces them changes the sum
+      await store.writeDocument(contractWrite('t2', ['seven eight nine ten'], { configHash: 'config-2' }));
+      expect((await store.documentTokens(['doc-t2'])).get('doc-t2')).toBe(4);
+    });
+
     test('listing in the order added, lookup by id, unique id prefix and path', async () => {
       const store = await fresh();
       expect(await store.listDocuments()).toEqual([]);

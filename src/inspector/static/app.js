@@ -4,12 +4,74 @@ import { VirtualList } from './virtual-list.js';
 
 const DPI = 110;
 const view = document.getElementById('view');
+
+/**
+ * The API key, for a server that has keys (docs/inspector.md, "Keys"): asked for on the first 401,
+ * kept in this tab's sessionStorage (never in the address), sent as `Authorization: Bearer KEY`.
+ */
+const KEY_ITEM = 'groundwork.apiKey';
+const storedKey = () => sessionStorage.getItem(KEY_ITEM) ?? '';
+/** A request the server refused for want of a (valid) key: the view asks for one. */
+class KeyNeeded extends Error {}
+async function authFetch(url, init = {}) {
+  const key = storedKey();
+  const response = await fetch(url, key ? { ...init, headers: { ...init.headers, authorization: `Bearer ${key}` } } : init);
+  if (response.status === 401) {
+    const body = await response.json().catch(() => ({}));
+    throw new KeyNeeded(body?.error?.message ?? 'an API key is required');
+  }
+  return response;
+}
 const api = async (url, init) => {
-  const response = await fetch(url, init);
+  const response = await authFetch(url, init);
   const body = await response.json();
   if (!response.ok) throw new Error(body?.error?.message ?? `${response.status} ${url}`);
   return body;
 };
+
+/**
+ * Page images, fetched with the key (an <img src> cannot send one) and shown from blob: URLs
+ * (the CSP allows them). Kept per document while it is open; a prefetch fills the same entry.
+ */
+const images = new Map();
+function pageImage(url) {
+  let entry = images.get(url);
+  if (!entry) {
+    entry = authFetch(url).then(async (r) => {
+      if (!r.ok) throw new Error((await r.json().catch(() => ({})))?.error?.message ?? `${r.status} ${url}`);
+      return URL.createObjectURL(await r.blob());
+    });
+    entry.catch(() => images.delete(url));
+    images.set(url, entry);
+  }
+  return entry;
+}
+function dropImages() {
+  for (const entry of images.values()) entry.then((u) => URL.revokeObjectURL(u), () => undefined);
+  images.clear();
+}
+const pageUrl = (id, p) => `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`;
+
+/** The key form: shown instead of the view when the server asks for a key. */
+function keyView(message) {
+  const input = el('input', { id: 'api-key', type: 'password', autocomplete: 'off', 'aria-label': 'API key', size: '48' });
+  view.replaceChildren(el('h2', {}, 'This server needs an API key'),
+    el('p', { role: 'alert', id: 'key-message' }, storedKey() ? `The key was refused: ${message}` : message),
+    el('form', { id: 'key-form', onsubmit: (e) => {
+      e.preventDefault();
+      if (input.value.trim() === '') return;
+      sessionStorage.setItem(KEY_ITEM, input.value.trim());
+      showKeyState();
+      route();
+    } }, el('label', { for: 'api-key' }, 'Key '), input, ' ', el('button', { type: 'submit' }, 'Use this key')),
+    el('p', { class: 'meta' }, 'A read-only key is enough to look; it is kept in this tab only (sessionStorage) and sent to this server alone.'));
+  input.focus();
+  document.body.dataset.ready = 'key';
+}
+/** The header's "forget the key" button, shown while a key is kept. */
+function showKeyState() {
+  document.getElementById('forget-key').hidden = storedKey() === '';
+}
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -24,11 +86,14 @@ async function libraryView() {
   const { documents } = await api('/v1/documents?limit=500');
   const rows = documents.map((d) => el('tr', {},
     el('td', {}, el('a', { href: `#/doc/${d.id}` }, d.title || d.paths[0] || d.id)),
-    el('td', {}, d.format), el('td', {}, d.pageCount ?? ''), el('td', {}, d.blocks), el('td', {}, d.warnings.length ? d.warnings.join('; ') : '')));
+    el('td', {}, d.format), el('td', { class: 'num' }, d.pageCount ?? ''), el('td', { class: 'num' }, d.blocks), el('td', { class: 'num' }, d.tokens ?? ''),
+    el('td', {}, d.warnings.length ? d.warnings.join('; ') : '')));
   const jobs = await api('/v1/jobs?limit=50').catch(() => ({ jobs: [] }));
-  const rejected = (jobs.jobs ?? []).flatMap((j) => (j.report?.rejected ?? []).map((r) => el('li', {}, `${r.path}: ${r.reason} [${r.code}]`)));
+  // Files the server's recent uploads rejected: the client's name, the reason and code, what to do.
+  const rejected = (jobs.jobs ?? []).flatMap((j) => j.files.filter((f) => f.outcome === 'rejected').map((f) => el('li', {},
+    el('strong', {}, f.name), `: ${f.reason ?? 'rejected'} [${f.code ?? '?'}]`, el('div', { class: 'hint' }, `what to do: ${f.hint ?? '-'}`))));
   view.replaceChildren(el('h2', {}, `Library: ${documents.length} documents`),
-    el('table', { id: 'documents' }, el('thead', {}, el('tr', {}, ...['document', 'format', 'pages', 'blocks', 'warnings'].map((h) => el('th', {}, h)))), el('tbody', {}, ...rows)),
+    el('table', { id: 'documents' }, el('thead', {}, el('tr', {}, ...['document', 'format', 'pages', 'blocks', 'tokens', 'warnings'].map((h) => el('th', {}, h)))), el('tbody', {}, ...rows)),
     el('h3', {}, 'Rejected files'), rejected.length ? el('ul', { id: 'rejected' }, ...rejected) : el('p', {}, 'none'));
 }
 
@@ -136,7 +201,10 @@ function pageRegions(id, chunks, { scale = DPI / 72, isSelected = () => false, o
   /** Loads page `p`'s image (settles when it is there; the regions are drawn by `draw`). */
   function load(p) {
     img.alt = `page ${p}`;
-    return new Promise((resolve, reject) => { img.onload = resolve; img.onerror = reject; img.src = `/v1/documents/${id}/pages/${p}.png?dpi=${DPI}`; });
+    return pageImage(pageUrl(id, p)).then((src) => new Promise((resolve, reject) => {
+      if (img.src === src && img.complete && img.naturalWidth > 0) { resolve(); return; }
+      img.onload = resolve; img.onerror = reject; img.src = src;
+    }));
   }
   /** Marks the regions selected again (after a selection changed), without drawing them anew. */
   function refresh() {
@@ -198,7 +266,7 @@ async function documentView(id, params) {
   });
   const metadata = api(`/v1/documents/${id}`).then((d) => {
     // The page image is fetched beside the blocks (into the browser's cache), not after them.
-    if (hasPages(d.document)) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+    if (hasPages(d.document)) pageImage(pageUrl(id, Number(params.get('page') ?? 1))).catch(() => undefined);
     return d;
   });
   const [{ document: doc, outline }, { blocks, total, loaded, rest: all }] = await Promise.all([metadata, loading]);
@@ -286,7 +354,7 @@ async function documentView(id, params) {
 async function textView(id) {
   const [{ document: doc }, text, { rest }] = await Promise.all([
     api(`/v1/documents/${id}`),
-    fetch(`/v1/documents/${id}/text`).then(async (r) => { if (!r.ok) throw new Error((await r.json()).error?.message ?? `${r.status}`); return r.text(); }),
+    authFetch(`/v1/documents/${id}/text`).then(async (r) => { if (!r.ok) throw new Error((await r.json()).error?.message ?? `${r.status}`); return r.text(); }),
     loadBlocks(id),
   ]);
   const blocks = await rest();
@@ -370,7 +438,7 @@ async function compareView(id, params) {
     { name: 'a', request: parseSide('a', { strategy: doc.strategy }) },
     { name: 'b', request: parseSide('b', { strategy: doc.strategy === 'sentence' ? 'token' : 'sentence' }) },
   ];
-  if (isPdf) new Image().src = `/v1/documents/${id}/pages/${Number(params.get('page') ?? 1)}.png?dpi=${DPI}`;
+  if (isPdf) pageImage(pageUrl(id, Number(params.get('page') ?? 1))).catch(() => undefined);
   const results = await Promise.all(sides.map(({ request }) => api(`/v1/documents/${id}/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => ({ ok: r }), (e) => ({ error: e.message }))));
   const length = results.find((r) => r.ok)?.ok.canonicalLength ?? 1;
   const maxTokens = Math.max(1, ...results.flatMap((r) => (r.ok ? r.ok.chunks.map((c) => c.tokens) : [])));
@@ -471,15 +539,31 @@ async function compareView(id, params) {
   document.body.dataset.ready = 'compare';
 }
 
+/** The search's filter from the page's address: `format` and `path` (a glob), as `POST /v1/search` takes them. */
+function filterOf(params) {
+  const filter = {};
+  if (params.get('format')) filter.format = params.get('format');
+  if (params.get('path')) filter.path = params.get('path');
+  return Object.keys(filter).length ? filter : undefined;
+}
+
 async function searchView(params) {
   const query = params.get('q') ?? '';
   const mode = params.get('mode') || undefined;
-  const result = await api('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(mode && { mode }) }) });
+  const filter = filterOf(params);
+  // The header's form shows the search being shown (after a reload or a followed link too).
+  document.getElementById('q').value = query;
+  document.getElementById('mode').value = mode ?? '';
+  document.getElementById('path').value = params.get('path') ?? '';
+  await listFormats();
+  document.getElementById('format').value = params.get('format') ?? '';
+  const result = await api('/v1/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(mode && { mode }), ...(filter && { filter }) }) });
   const hits = result.hits.map((h) => el('li', { class: 'hit' },
     el('a', { href: `#/doc/${h.docId}?page=${h.pageStart ?? 1}&chunk=${h.block.ordinal}`, class: 'hit-link' }, `${h.path ?? h.docId} · ${h.headingPath.join(' › ')} · p. ${h.pageStart ?? '-'}`),
     el('div', {}, h.snippet),
     el('div', { class: 'meta scores' }, `score ${h.score.toFixed(4)} · ` + Object.entries(h.scores).map(([k, v]) => `${k} ${Number(v).toFixed(4)}`).join(' · '))));
-  view.replaceChildren(el('h2', {}, `${result.hits.length} hits for “${query}” (${result.mode})`), el('ol', { id: 'hits' }, ...hits));
+  const within = filter ? ` within ${Object.entries(filter).map(([k, v]) => `${k} ${v}`).join(', ')}` : '';
+  view.replaceChildren(el('h2', {}, `${result.hits.length} hits for “${query}” (${result.mode})${within}`), el('ol', { id: 'hits' }, ...hits));
   document.body.dataset.ready = 'search';
 }
 
@@ -487,6 +571,8 @@ async function route() {
   document.body.dataset.ready = '';
   delete document.body.dataset.loaded;
   dropLists();
+  dropImages();
+  listFormats();
   const [path, search] = location.hash.slice(1).split('?');
   const params = new URLSearchParams(search ?? '');
   try {
@@ -496,15 +582,38 @@ async function route() {
     else if (path === '/search') await searchView(params);
     else { await libraryView(); document.body.dataset.ready = 'library'; }
   } catch (error) {
-    view.replaceChildren(el('p', { role: 'alert' }, `Error: ${error.message}`));
-    document.body.dataset.ready = 'error';
+    if (error instanceof KeyNeeded) keyView(error.message);
+    else {
+      view.replaceChildren(el('p', { role: 'alert' }, `Error: ${error.message}`));
+      document.body.dataset.ready = 'error';
+    }
   }
   // When the view was drawn, ms after navigation (bench/inspector.ts reads it).
   performance.mark(`ready:${document.body.dataset.ready}`);
 }
+/** The format filter offers the library's formats (`GET /v1/stats`, byFormat); listed again once a key is given. */
+let formatsListed = Promise.resolve();
+function listFormats() {
+  const select = document.getElementById('format');
+  if (select.options.length > 1) return formatsListed;
+  formatsListed = api('/v1/stats').then((stats) => {
+    if (select.options.length > 1) return;
+    for (const [format, n] of Object.entries(stats.byFormat ?? {})) select.append(el('option', { value: format }, `${format} (${n})`));
+  }, () => undefined);
+  return formatsListed;
+}
+document.getElementById('forget-key').addEventListener('click', () => {
+  sessionStorage.removeItem(KEY_ITEM);
+  showKeyState();
+  route();
+});
+showKeyState();
 document.getElementById('search-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  location.hash = `#/search?${new URLSearchParams({ q: document.getElementById('q').value, mode: document.getElementById('mode').value })}`;
+  const value = (name) => document.getElementById(name).value.trim();
+  const params = { q: document.getElementById('q').value, mode: value('mode') };
+  for (const name of ['format', 'path']) if (value(name)) params[name] = value(name);
+  location.hash = `#/search?${new URLSearchParams(params)}`;
 });
 window.addEventListener('hashchange', () => route());
 route();

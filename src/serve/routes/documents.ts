@@ -11,7 +11,7 @@ import type { StoredDocument } from '../../store/types.js';
 import { HttpError, validationError } from '../errors.js';
 import { checkIngestOptions } from '../jobs/runner.js';
 import { route } from '../route.js';
-import { DocumentDetailSchema, DocumentSchema, IdParams, JobSchema, type OutlineJson } from '../schemas.js';
+import { DocumentDetailSchema, DocumentSchema, IdParams, ListedDocumentSchema, JobSchema, type OutlineJson } from '../schemas.js';
 import type { ServeContext } from '../server.js';
 import { receiveUpload } from '../uploads.js';
 import { jobJson } from './jobs.js';
@@ -71,15 +71,18 @@ export function documentRoutes(ctx: ServeContext) {
         offset: z.coerce.number().int().min(0).default(0),
         format: z.string().optional().describe('only this format'),
       }).strict(),
-      responses: { 200: { description: 'a page of documents, and how many there are', schema: z.object({ documents: z.array(DocumentSchema), total: z.number().int() }) } },
+      responses: { 200: { description: 'a page of documents (each with its tokens), and how many there are', schema: z.object({ documents: z.array(ListedDocumentSchema), total: z.number().int() }) } },
       handler: async ({ query }) => {
         const all = (await ctx.library.documents()).filter((d) => query.format === undefined || d.format === query.format);
-        return { documents: all.slice(query.offset, query.offset + query.limit), total: all.length };
+        const page = all.slice(query.offset, query.offset + query.limit);
+        // Summed for the page only: a page of a large library reads only its own documents' blocks.
+        const tokens = await ctx.library.documentTokens(page.map((d) => d.id));
+        return { documents: page.map((d) => ({ ...d, tokens: tokens.get(d.id) ?? 0 })), total: all.length };
       },
     });
 
     route(app, {
-      method: 'GET', url: '/:id', operationId: 'getDocument', summary: 'A document: metadata, outline (heading tree), warnings', tags: ['documents'], scope: 'read',
+      method: 'GET', url: '/:id', operationId: 'getDocument', summary: 'A document: metadata, outline (heading tree), report (blocks, tokens, pages...), warnings', tags: ['documents'], scope: 'read',
       params: IdParams,
       responses: { 200: { description: 'the document', schema: DocumentDetailSchema }, 404: { description: 'no such document (NOT_FOUND)' } },
       handler: async ({ params }) => {
@@ -87,7 +90,9 @@ export function documentRoutes(ctx: ServeContext) {
         // From the blocks' spans and the few texts that hold heading lines (LibraryStore.outlineBlocks),
         // kept by the library's retrieval sources while the document's chunking is the same.
         const outline = (await ctx.library.retrievalSources.fetcher.outline?.(doc.id)) ?? outlineFromBlocks(doc.id, await ctx.library.outlineBlocks(doc.id));
-        return { document: doc, outline: outline.roots.map(outlineJson), warnings: doc.warnings, original: doc.original ? `/v1/documents/${doc.id}/original` : null };
+        const tokens = (await ctx.library.documentTokens([doc.id])).get(doc.id) ?? 0;
+        const report = { blocks: doc.blocks, tokens, pages: doc.pageCount, tables: doc.tables, images: doc.images, strategy: doc.strategy, configHash: doc.configHash, warnings: doc.warnings.length };
+        return { document: doc, outline: outline.roots.map(outlineJson), report, warnings: doc.warnings, original: doc.original ? `/v1/documents/${doc.id}/original` : null };
       },
     });
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { JobRecord } from '../../store/types.js';
 import { HttpError } from '../errors.js';
+import { uploadHint } from '../hints.js';
 import { isTerminal, type FileOutcome, type IngestJobInput, type JobRunner } from '../jobs/runner.js';
 import { route } from '../route.js';
 import { IdParams, JobSchema } from '../schemas.js';
@@ -13,7 +14,9 @@ export type JobJson = z.output<typeof JobSchema>;
 export function jobJson(job: JobRecord, runner: JobRunner): JobJson {
   const input = job.input as unknown as IngestJobInput;
   const result = job.result as { files?: FileOutcome[]; report?: Record<string, unknown> } | null;
-  const files = result?.files ?? (input.files ?? []).map((f) => ({ name: f.name, bytes: f.bytes, docId: f.docId, outcome: 'pending' as const }));
+  const files = (result?.files ?? (input.files ?? []).map((f) => ({ name: f.name, bytes: f.bytes, docId: f.docId, outcome: 'pending' as const })) as FileOutcome[])
+    // A rejected file says what to do about it (derived, not stored: the wording may improve).
+    .map((f) => (f.outcome === 'rejected' ? { ...f, hint: uploadHint(f.code) } : f));
   const p = job.progress as JobJson['progress'];
   return {
     id: job.id,

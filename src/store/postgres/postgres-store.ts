@@ -381,6 +381,14 @@ export class PostgresStore implements LibraryStore {
     return (await this.query(`${DOCUMENT_SELECT} ORDER BY d.added_at, d.id`)).map(toStoredDocument);
   }
 
+  async documentTokens(docIds: readonly string[]): Promise<Map<string, number>> {
+    const sums = new Map<string, number>(docIds.map((id) => [id, 0]));
+    if (docIds.length === 0) return sums;
+    const rows = await this.query<{ doc_id: string; tokens: string }>('SELECT doc_id, coalesce(sum(tokens), 0) AS tokens FROM blocks WHERE doc_id = ANY($1::text[]) GROUP BY doc_id', [[...new Set(docIds)]]);
+    for (const row of rows) sums.set(row.doc_id, Number(row.tokens));
+    return sums;
+  }
+
   async getDocument(idOrPath: string): Promise<StoredDocument | undefined> {
     const byPath = await this.pathRecord(idOrPath);
     const key = byPath ? byPath.docId : idOrPath;

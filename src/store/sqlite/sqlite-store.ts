@@ -225,6 +225,7 @@ export class SqliteStore implements LibraryStore {
                 (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
          FROM documents d ORDER BY d.added_at, d.id`,
       ),
+      documentTokens: db.prepare('SELECT doc_id, coalesce(sum(tokens), 0) AS tokens FROM blocks WHERE doc_id IN (SELECT value FROM json_each(?)) GROUP BY doc_id'),
       documentById: db.prepare(
         `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
                 (SELECT json_group_array(path) FROM (SELECT path FROM paths p WHERE p.doc_id = d.id ORDER BY path)) AS path_list
@@ -380,6 +381,14 @@ export class SqliteStore implements LibraryStore {
 
   async listDocuments(): Promise<StoredDocument[]> {
     return (this.stmts.listDocuments.all() as Row[]).map(toStoredDocument);
+  }
+
+  async documentTokens(docIds: readonly string[]): Promise<Map<string, number>> {
+    const sums = new Map<string, number>(docIds.map((id) => [id, 0]));
+    if (docIds.length === 0) return sums;
+    const rows = this.stmts.documentTokens.all(JSON.stringify([...new Set(docIds)])) as { doc_id: string; tokens: number }[];
+    for (const row of rows) sums.set(row.doc_id, row.tokens);
+    return sums;
   }
 
   async getDocument(idOrPath: string): Promise<StoredDocument | undefined> {

@@ -12,96 +12,63 @@
  * - hybrid latency of `Library.search(q, { mode: 'hybrid', k: 10 })`: BM25 + vector + RRF + clean-up
  *   (the query vector is precomputed: an endpoint's embedding time comes on top).
  *
- * Vectors are structured like embeddings (class Clusters: seeded Gaussian clusters in a
- * 48-dimensional subspace, a shared offset, noise, unit length), and queries are drawn the same
- * way: uniform random vectors have no neighbourhood structure, every approximate index fails on
- * them, and recall on them says nothing about real libraries. Block texts are 20 words from a
- * Zipf-like vocabulary, so BM25 has work to do. Each library is built once, through the store
- * interface, and cached under os.tmpdir() (groundwork-bench-vectors-<version>-<n>), so runs while
- * tuning reuse it.
+ * Vectors are structured like embeddings (test/fixtures/structured-vectors.ts, shared with the
+ * index's tests: seeded Gaussian clusters in a 48-dimensional subspace, a shared offset, noise,
+ * unit length), and queries are drawn the same way: uniform random vectors have no neighbourhood
+ * structure, every approximate index fails on them, and recall on them says nothing about real
+ * libraries. Block texts are 20 words from a Zipf-like vocabulary, so BM25 has work to do.
  *
- * Environment: GW_BENCH_VECTOR_SIZES (default "100000"), GW_BENCH_VECTOR_QUERIES (default 100).
+ * Cache: each library is built once, through the store interface, under GW_BENCH_CACHE (default
+ * os.tmpdir()) as groundwork-bench-vectors-<version>-<n> (the version names the generator and its
+ * seeds), and each quantized index once more as a copy of it, -<int8|binary>-ivf<IVF_LAYOUT>
+ * (IVF_LAYOUT changes with the partition's training or assignment). Probing and rescoring are
+ * query-time settings, so a cached index can be swept: GW_BENCH_PROBE_SHARES (shares of the lists
+ * probed, e.g. "0.02,0.05,0.1"; default the store's), GW_BENCH_RESCORE_INT8 / _BINARY (candidates
+ * rescored per result, e.g. "4,8"; default the store's). Every combination is a row of the KNN
+ * table; filters and hybrid use the defaults.
+ *
+ * Environment: GW_BENCH_VECTOR_SIZES (default "100000"), GW_BENCH_VECTOR_QUERIES (default 100),
+ * GW_BENCH_CACHE, GW_BENCH_PROBE_SHARES, GW_BENCH_RESCORE_INT8, GW_BENCH_RESCORE_BINARY, GW_BENCH_EXACT=knn.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Document } from '../src/document/types.js';
 import type { Embedder } from '../src/embed/types.js';
 import { Library } from '../src/library/library.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import { NPROBE } from '../src/store/sqlite/sqlite-ivf.js';
+import { IVF_LAYOUT, IVF_SEARCH, listsFor, probesFor, type Coded } from '../src/store/sqlite/sqlite-ivf.js';
 import { RESCORE_FACTORS } from '../src/store/sqlite/sqlite-vectors.js';
 import type { Block, VectorFilter, VectorQuantization, VectorSpace } from '../src/store/types.js';
+import { rng, StructuredVectors } from '../test/fixtures/structured-vectors.js';
 import { printTable } from './inputs.js';
 
 const VERSION = 'v2';
 const DIMS = 384;
 const BLOCKS_PER_DOC = 1000;
 const POINTS_PER_CLUSTER = 500;
-/** The generator (class Clusters): latent dimensions, spread of a cluster, shared offset, noise per dimension. */
+/** The generator (test/fixtures/structured-vectors.ts): latent dimensions, spread of a cluster, shared offset, noise per dimension. */
 const LATENT = 48;
 const SPREAD = 0.8;
 const OFFSET = 4;
 const NOISE = 0.14;
+/** The generator of a library of n blocks (seed 7: the basis, offset and centres; block vectors then draw from rng(11)). */
+const clustersFor = (n: number) => new StructuredVectors({ dims: DIMS, latent: LATENT, clusters: Math.max(10, Math.round(n / POINTS_PER_CLUSTER)), seed: 7, spread: SPREAD, offset: OFFSET, noise: NOISE });
 export const SPACE: VectorSpace = { model: 'bench:structured:384', dimensions: DIMS };
 const SIZES = (process.env.GW_BENCH_VECTOR_SIZES ?? '100000').split(',').map(Number).filter((n) => n > 0);
 const QUERIES = Number(process.env.GW_BENCH_VECTOR_QUERIES ?? 100);
 const VOCAB = 30_000;
 const K = 10;
 const FILTER_QUERIES = 30;
-
-/** mulberry32: a small seeded generator, so every build and query set is the same. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(random: () => number): number {
-  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
-
-function unit(v: Float32Array): Float32Array {
-  let n = 0;
-  for (const x of v) n += x * x;
-  n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) v[i] = v[i]! / n;
-  return v;
-}
-
-/**
- * Vectors shaped like a text embedder's, not uniform noise: a seeded mixture of Gaussian clusters in
- * a LATENT-dimensional subspace (random basis), embedded in 384 dimensions with a shared offset
- * (real embeddings are anisotropic: unrelated texts still have cosine ~0.2) plus isotropic noise,
- * then scaled to length 1. Uniform random vectors have no neighbourhood structure, so every
- * approximate index fails on them and says nothing about real libraries.
- */
-class Clusters {
-  private readonly basis: Float32Array[];
-  private readonly offset: Float32Array;
-  private readonly centres: Float32Array[];
-  constructor(count: number, random: () => number) {
-    this.basis = Array.from({ length: LATENT }, () => Float32Array.from({ length: DIMS }, () => gaussian(random) / Math.sqrt(DIMS)));
-    this.offset = unit(Float32Array.from({ length: DIMS }, () => gaussian(random)));
-    this.centres = Array.from({ length: count }, () => Float32Array.from({ length: LATENT }, () => gaussian(random)));
-  }
-  point(random: () => number): Float32Array {
-    const c = this.centres[Math.floor(random() * this.centres.length)]!;
-    const v = new Float32Array(DIMS);
-    for (let l = 0; l < LATENT; l++) {
-      const s = c[l]! + SPREAD * gaussian(random);
-      const b = this.basis[l]!;
-      for (let i = 0; i < DIMS; i++) v[i]! += s * b[i]!;
-    }
-    for (let i = 0; i < DIMS; i++) v[i]! += OFFSET * this.offset[i]! + NOISE * gaussian(random);
-    return unit(v);
-  }
-}
+const CACHE = process.env.GW_BENCH_CACHE ?? tmpdir();
+/** GW_BENCH_EXACT=knn: the exact index only as recall's reference (no filtered or hybrid rows: at 1M each exact query is a scan of seconds). */
+const EXACT_KNN_ONLY = process.env.GW_BENCH_EXACT === 'knn';
+const numbers = (value: string | undefined) => value?.split(',').map(Number).filter((x) => x > 0);
+const SHARES = numbers(process.env.GW_BENCH_PROBE_SHARES) ?? [IVF_SEARCH.probeShare];
+const FACTORS: Record<Coded, number[]> = {
+  int8: numbers(process.env.GW_BENCH_RESCORE_INT8) ?? [RESCORE_FACTORS.int8],
+  binary: numbers(process.env.GW_BENCH_RESCORE_BINARY) ?? [RESCORE_FACTORS.binary],
+};
 
 export function words(random: () => number, n: number): string {
   const out: string[] = [];
@@ -133,9 +100,9 @@ function documentOf(d: number, random: () => number): { document: Document; bloc
 }
 
 /** The cached library of `n` blocks with their vectors (built once). */
-export async function ensureLibrary(n: number): Promise<{ dir: string; buildSeconds: number; clusters: Clusters }> {
-  const dir = join(tmpdir(), `groundwork-bench-vectors-${VERSION}-${n}`);
-  const clusters = new Clusters(Math.max(10, Math.round(n / POINTS_PER_CLUSTER)), rng(7));
+export async function ensureLibrary(n: number): Promise<{ dir: string; buildSeconds: number; clusters: StructuredVectors }> {
+  const dir = join(CACHE, `groundwork-bench-vectors-${VERSION}-${n}`);
+  const clusters = clustersFor(n);
   if (existsSync(join(dir, 'done'))) return { dir, buildSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')), clusters };
   const building = `${dir}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
@@ -161,6 +128,29 @@ export async function ensureLibrary(n: number): Promise<{ dir: string; buildSeco
   renameSync(building, dir);
   return { dir, buildSeconds: seconds, clusters };
 }
+
+/** The cached library of `n` blocks with its quantized index trained (a copy of the plain one; built once per IVF_LAYOUT). */
+export async function ensureQuantized(n: number, base: string, quantization: Coded): Promise<{ dir: string; indexSeconds: number }> {
+  const dir = `${base}-${quantization}-ivf${IVF_LAYOUT}`;
+  if (existsSync(join(dir, 'done'))) return { dir, indexSeconds: Number(readFileSync(join(dir, 'done'), 'utf8')) };
+  const building = `${dir}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  copyFileSync(join(base, 'library.sqlite'), join(building, 'library.sqlite'));
+  process.stdout.write(`  training the ${quantization} index of ${n} blocks ...`);
+  const library = await Library.open(building);
+  const t0 = performance.now();
+  await library.setSetting('quantization', quantization);
+  const seconds = (performance.now() - t0) / 1000;
+  await library.close();
+  process.stdout.write(` ${seconds.toFixed(0)} s\n`);
+  writeFileSync(join(building, 'done'), seconds.toFixed(1));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(building, dir);
+  return { dir, indexSeconds: seconds };
+}
+
+const FILTERS: [string, VectorFilter][] = [['one document (1000 blocks)', { docId: 'bench-doc-3' }], ['format pdf (25%)', { format: 'pdf' }], ['path glob + pages', { path: '/bench/md/**', pageFrom: 3, pageTo: 9 }]];
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -200,39 +190,45 @@ export async function main(): Promise<void> {
     const { dir, buildSeconds, clusters } = await ensureLibrary(n);
     const random = rng(99);
     const queries = Array.from({ length: QUERIES }, (_, i) => ({ text: `${words(random, 3)} q${i}`, vector: clusters.point(random) }));
-    const store = new SqliteStore(join(dir, 'library.sqlite'));
     const sizeMB = statSync(join(dir, 'library.sqlite')).size / 2 ** 20;
+    const dirs: Record<VectorQuantization, string> = { none: dir, int8: dir, binary: dir };
     const exactIds: string[][] = [];
     for (const quantization of ['none', 'int8', 'binary'] as VectorQuantization[]) {
-      const t0 = performance.now();
-      await store.setQuantization(SPACE, quantization);
-      const indexSeconds = (performance.now() - t0) / 1000;
-      const knn = await timed(queries, (q) => store.vectorCandidates(SPACE, q.vector, K));
-      const ids = knn.results.map((r) => (r as { block: Block }[]).map((c) => c.block.id));
-      if (quantization === 'none') exactIds.push(...ids);
-      const recall = ids.reduce((sum, got, i) => sum + got.filter((id) => exactIds[i]!.includes(id)).length / K, 0) / ids.length;
-      rows.push([n, quantization, ms(knn.p50), ms(knn.p99), quantization === 'none' ? '1 (exact)' : recall.toFixed(3), quantization === 'none' ? '' : indexSeconds.toFixed(1)]);
-      for (const [name, filter] of [['one document (1000 blocks)', { docId: 'bench-doc-3' }], ['format pdf (25%)', { format: 'pdf' }], ['path glob + pages', { path: '/bench/md/**', pageFrom: 3, pageTo: 9 }]] as [string, VectorFilter][]) {
+      const built = quantization === 'none' ? { dir, indexSeconds: 0 } : await ensureQuantized(n, dir, quantization);
+      dirs[quantization] = built.dir;
+      const store = new SqliteStore(join(built.dir, 'library.sqlite'));
+      const defaults = { share: IVF_SEARCH.probeShare, factor: quantization === 'none' ? 1 : RESCORE_FACTORS[quantization] };
+      const settings = quantization === 'none' ? [defaults] : SHARES.flatMap((share) => FACTORS[quantization].map((factor) => ({ share, factor })));
+      for (const { share, factor } of settings) {
+        IVF_SEARCH.probeShare = share;
+        if (quantization !== 'none') RESCORE_FACTORS[quantization] = factor;
+        const knn = await timed(queries, (q) => store.vectorCandidates(SPACE, q.vector, K));
+        const ids = knn.results.map((r) => (r as { block: Block }[]).map((c) => c.block.id));
+        if (quantization === 'none') exactIds.push(...ids);
+        const recall = ids.reduce((sum, got, i) => sum + got.filter((id) => exactIds[i]!.includes(id)).length / K, 0) / ids.length;
+        const probes = quantization === 'none' ? '' : `${probesFor(listsFor(n))} of ${listsFor(n)}`;
+        rows.push([n, quantization, probes, quantization === 'none' ? '' : `${factor}k`, ms(knn.p50), ms(knn.p99), quantization === 'none' ? '1 (exact)' : recall.toFixed(3), quantization === 'none' ? '' : built.indexSeconds.toFixed(0)]);
+      }
+      IVF_SEARCH.probeShare = defaults.share;
+      if (quantization !== 'none') RESCORE_FACTORS[quantization] = defaults.factor;
+      for (const [name, filter] of quantization === 'none' && EXACT_KNN_ONLY ? [] : FILTERS) {
         const f = await timed(queries.slice(0, FILTER_QUERIES), (q) => store.vectorCandidates(SPACE, q.vector, K, filter));
         filterRows.push([n, quantization, name, ms(f.p50), ms(f.p99)]);
       }
+      await store.close();
     }
-    await store.close();
 
-    const library = await Library.open(dir);
-    await library.useEmbedder({ embedder: lookupEmbedder(new Map(queries.map((q) => [q.text, q.vector]))), persist: false });
-    // binary first: the store is left so, int8 trains again, none drops the partition.
-    for (const quantization of ['binary', 'int8', 'none'] as VectorQuantization[]) {
-      await library.setSetting('quantization', quantization);
+    for (const quantization of (EXACT_KNN_ONLY ? ['binary', 'int8'] : ['binary', 'int8', 'none']) as VectorQuantization[]) {
+      const library = await Library.open(dirs[quantization]);
+      await library.useEmbedder({ embedder: lookupEmbedder(new Map(queries.map((q) => [q.text, q.vector]))), persist: false });
       const bm25 = await timed(queries, (q) => library.search(q.text, { mode: 'bm25', k: K }));
       const hybrid = await timed(queries, (q) => library.search(q.text, { mode: 'hybrid', k: K }));
       hybridRows.push([n, quantization, ms(bm25.p50), ms(bm25.p99), ms(hybrid.p50), ms(hybrid.p99)]);
+      await library.close();
     }
-    await library.setSetting('quantization', 'none');
-    await library.close();
     console.log(`\n${n} blocks x ${DIMS} dims: library file ${sizeMB.toFixed(0)} MB, built in ${buildSeconds.toFixed(0)} s (cached in ${dir}).`);
   }
-  printTable(`KNN, k = ${K}, ${QUERIES} structured queries (quantized: inverted file, ${NPROBE}+ lists probed, best int8 ${RESCORE_FACTORS.int8}k / binary ${RESCORE_FACTORS.binary}k candidates rescored); recall@10 against exact`, ['blocks', 'index', 'p50 ms', 'p99 ms', 'recall@10', 'index build s'], rows);
+  printTable(`KNN, k = ${K}, ${QUERIES} structured queries (quantized: inverted file of about sqrt(n) lists, the best lists probed, the best candidates by code rescored exactly); recall@10 against exact`, ['blocks', 'index', 'lists probed', 'rescored', 'p50 ms', 'p99 ms', 'recall@10', 'index build s'], rows);
   printTable(`Filtered KNN (filter before ranking; ${Math.min(QUERIES, FILTER_QUERIES)} queries)`, ['blocks', 'index', 'filter', 'p50 ms', 'p99 ms'], filterRows);
   printTable('Library.search, k = 10 (query vectors precomputed)', ['blocks', 'index', 'bm25 p50', 'bm25 p99', 'hybrid p50', 'hybrid p99'], hybridRows);
 }

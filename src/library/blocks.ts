@@ -25,12 +25,15 @@ export function storableChunks(source: string, chunks: readonly Chunk[]): Chunk[
   return chunks.filter((c) => NON_SPACE.test(c.text) && NON_SPACE.test(source.slice(c.start, c.end)));
 }
 
-/** Turns chunks into blocks: ids from document + config + ordinal, boxes from the elements covered. */
-export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: string): Block[] {
-  return chunks.map((c, ordinal) => ({
-    id: createHash('sha256').update(`${doc.id}:${hash}:${ordinal}`).digest('hex').slice(0, 32),
+/**
+ * Turns chunks into blocks: ids from document + config + ordinal, boxes from the elements covered.
+ * `first`: the ordinal of the first chunk (a document's chunks converted piece by piece).
+ */
+export function chunksToBlocks(doc: Document, chunks: readonly Chunk[], hash: string, first = 0): Block[] {
+  return chunks.map((c, i) => ({
+    id: createHash('sha256').update(`${doc.id}:${hash}:${first + i}`).digest('hex').slice(0, 32),
     docId: doc.id,
-    ordinal,
+    ordinal: first + i,
     kind: c.kind,
     text: c.text,
     headingPath: c.headingPath,

@@ -1,23 +1,20 @@
+import { createHash } from 'node:crypto';
 import { opendir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { getChunker } from '../chunkers/registry.js';
-import { finding, type CheckFinding, type CheckReport, type CheckRepair, type CheckScope, type ResolvedCheckOptions } from '../store/check.js';
+import { finding, FRESH_UNREFERENCED_MS, type CheckFinding, type CheckReport, type CheckRepair, type CheckScope, type ResolvedCheckOptions } from '../store/check.js';
 import type { LibraryStore, StoredDocument } from '../store/types.js';
 import { getTokenizer } from '../tokens/index.js';
 import type { TokenizerName } from '../tokens/types.js';
-import { commitOriginal, copyVerified, hashFile, isOriginalName, originalPath, processAlive, tempCopyOf, type StagedOriginal } from './originals.js';
+import { commitOriginal, copyVerified, hashFile, isOriginalName, originalPath, processAlive, STORE_ORIGINAL, tempCopyOf, type StagedOriginal } from './originals.js';
 
 /** A part of a check report (src/store/check.ts `mergeReports` makes the whole). */
 type Part = Omit<CheckReport, 'ok' | 'repair' | 'full'>;
 
 /** A temporary copy older than this is stale whatever its process id says (ids are reused). */
 const STALE_TEMP_MS = 24 * 3600 * 1000;
-/**
- * A file no document keeps, younger than this, is left by repair: an ingest renames a copy into
- * place before it commits the document, and may wait for the write lock (10 minutes by default)
- * in between.
- */
-export const FRESH_UNREFERENCED_MS = 3600 * 1000;
+/** A file no document keeps, younger than this, is left by repair (src/store/check.ts). */
+export { FRESH_UNREFERENCED_MS };
 
 interface Damaged {
   doc: StoredDocument;
@@ -65,8 +62,18 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
   const damaged: Damaged[] = [];
   let bytes = 0;
   for (const doc of kept) {
-    const path = join(dir, originalPath(doc.id));
-    const info = doc.original === originalPath(doc.id) ? await stat(path).catch(() => undefined) : undefined;
+    if (doc.original!.startsWith(STORE_ORIGINAL)) {
+      // Kept by the store itself (a server database): read back through it, not from files/.
+      const held = await storeOriginal(store, doc.id);
+      if (!held) damaged.push({ doc, problem: 'missing' });
+      else if (held.bytes !== doc.bytes) damaged.push({ doc, problem: 'size' });
+      else if (held.hash !== doc.id) damaged.push({ doc, problem: 'hash' });
+      if (held) bytes += held.bytes;
+      continue;
+    }
+    // Relative to the library folder (files/<aa>/<hash>), or absolute (a folder the user named).
+    const path = resolve(dir, doc.original!);
+    const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) {
       // Never in flight: an ingest puts the copy in place before it commits the document.
       damaged.push({ doc, problem: 'missing' });
@@ -80,11 +87,11 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
     bytes += info.size;
     if (hash !== doc.id) damaged.push({ doc, problem: 'hash' });
   }
-  const keptNames = new Set(kept.map((d) => d.id));
+  const keptNames = new Set(kept.filter((d) => !d.original!.startsWith(STORE_ORIGINAL)).map((d) => d.id));
   const unreferenced = finals.filter((f) => !keptNames.has(f.hash)).map((f) => ({ path: f.path, mtimeMs: f.mtimeMs }));
 
   const checked: CheckScope[] = [
-    { check: 'original-missing', what: "every document's kept original is under files/", scope: 'full', items: kept.length },
+    { check: 'original-missing', what: "every document's kept original is where it says (files/, the store)", scope: 'full', items: kept.length },
     { check: 'original-size', what: "each original's size is its document's", scope: 'full', items: kept.length },
     { check: 'original-hash', what: `each original's sha256 is its name (${Math.round(bytes / 1024)} KiB read)`, scope: 'full', items: kept.length },
     { check: 'original-unreferenced', what: 'every file under files/ is some document\'s original', scope: 'full', items: finals.length },
@@ -95,7 +102,7 @@ async function inspectFiles(dir: string, store: LibraryStore): Promise<FilesStat
   const missing = damaged.filter((d) => d.problem === 'missing');
   const size = damaged.filter((d) => d.problem === 'size');
   const hash = damaged.filter((d) => d.problem === 'hash');
-  if (missing.length > 0) found.push(finding('original-missing', 'error', `${missing.length} document(s) refer to a kept original that is not under files/`, missing.length, missing.map(describe)));
+  if (missing.length > 0) found.push(finding('original-missing', 'error', `${missing.length} document(s) refer to a kept original that is not there`, missing.length, missing.map(describe)));
   if (size.length > 0) found.push(finding('original-size', 'error', `${size.length} kept original(s) do not have their document's size (truncated?)`, size.length, size.map(describe)));
   if (hash.length > 0) found.push(finding('original-hash', 'error', `${hash.length} kept original(s) do not hash to their name (changed on disk)`, hash.length, hash.map(describe)));
   if (unreferenced.length > 0) found.push(finding('original-unreferenced', 'leftover', `${unreferenced.length} file(s) under files/ are no document's original`, unreferenced.length, unreferenced.map((f) => f.path.slice(dir.length + 1))));
@@ -138,7 +145,27 @@ async function repairFiles(dir: string, store: LibraryStore, state: FilesState):
   let fromTemp = 0;
   let fromSource = 0;
   const cleared: string[] = [];
-  for (const { doc } of state.damaged) {
+  for (const { doc, problem } of state.damaged) {
+    if (doc.original!.startsWith(STORE_ORIGINAL)) {
+      // Put back into the store from one of the document's files with these bytes (only when it
+      // is missing: the store replaces nothing it holds), else cleared.
+      let source: string | undefined;
+      for (const path of problem === 'missing' && store.putOriginal ? doc.paths.filter((p) => !p.includes('#')) : []) {
+        if ((await hashFile(path).catch(() => undefined))?.hash === doc.id) {
+          source = path;
+          break;
+        }
+      }
+      if (source) {
+        const original = await store.putOriginal!(doc.id, source);
+        if (original !== doc.original) await store.setOriginal(doc.id, original);
+        fromSource++;
+      } else {
+        await store.setOriginal(doc.id, null);
+        cleared.push(`${doc.id.slice(0, 12)} (${doc.paths[0] ?? doc.format})`);
+      }
+      continue;
+    }
     const rel = originalPath(doc.id);
     const target = join(dir, rel);
     let staged: StagedOriginal | null = null;
@@ -234,4 +261,17 @@ export async function checkSettings(store: LibraryStore, _options: ResolvedCheck
     remaining: found,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** The sha256 and size of an original the store holds, read through it; undefined when it holds none. */
+async function storeOriginal(store: LibraryStore, docId: string): Promise<{ hash: string; bytes: number } | undefined> {
+  const stream = await store.openOriginal?.(docId);
+  if (!stream) return undefined;
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of stream) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { hash: hash.digest('hex'), bytes };
 }

@@ -40,7 +40,12 @@ const config = JSON.parse(process.argv[2] ?? '{}') as Partial<IngestWorkerConfig
 const COLLECT_OVER_BYTES = 160 * 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 
-serveTasks<IngestTask, WireIngestResult>(async (task, ctx) => packResult(await runTask(task), (part) => ctx.part(part), { encodeParse }), {
+serveTasks<IngestTask, WireIngestResult>(async (task, ctx) => {
+  const result = await runTask(task);
+  // A cached parse sent with the task is in the result now: only `packResult` holds it, and drops it as it goes.
+  delete task.cached;
+  return packResult(result, (part) => ctx.part(part), { encodeParse, consume: true });
+}, {
   warmUp: () => warmUp({ strategy: config.strategy ?? 'structure', tokenizer: config.tokenizer ?? 'cl100k_base' }),
   afterTask: () => {
     if (gc && process.memoryUsage.rss() > COLLECT_OVER_BYTES) gc();

@@ -23,16 +23,16 @@ import { Highlighter } from '../search/snippet.js';
 import { isLibraryStore, openStore } from '../store/registry.js';
 import { mergeReports, resolveCheckOptions, type CheckOptions, type CheckReport } from '../store/check.js';
 import {
-  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type OutlineBlock, type SearchFilter, type SearchHit,
+  VECTOR_QUANTIZATIONS, type Block, type BlockWithPath, type DocumentWriter, type JobPatch, type JobQuery, type JobRecord, type JobState, type LibraryStore, type OutlineBlock, type PathRecord, type SearchFilter, type SearchHit,
   type StoreCapabilities, type StoreSpec, type StoreStats, type StoredDocument, type VectorFilter, type VectorQuantization, type VectorSpace, type VectorStats, type WriteResult,
 } from '../store/types.js';
 import { chunksToBlocks, configHash } from './blocks.js';
 import { checkFiles, checkSettings } from './check.js';
 import type { IngestWorkerConfig } from './ingest-process.js';
-import { hashFile, keepOriginal, originalPath } from './originals.js';
+import { hashFile, keepOriginal, originalPath, STORE_ORIGINAL } from './originals.js';
 import { ProcessPool } from './process-pool.js';
 import { Serial } from './serial.js';
-import { documentTree, runTask, unpackResult, type IngestResult, type IngestTask, type WireIngestResult } from './worker.js';
+import { documentTree, PART_CHARS, ResultReceiver, runTask, type IngestResult, type IngestTask, type WireIngestResult } from './worker.js';
 import { embedBlocks, emptyEmbeddingReport, IngestEmbedder, mixedModelsError, type EmbeddingReport } from './vectors.js';
 import { walkFiles, type WalkedFile } from './walk.js';
 
@@ -172,6 +172,14 @@ export interface QueryEmbedding {
 }
 
 const SETTING_KEYS = ['strategy', 'tokenizer', 'quantization'] as const;
+
+/**
+ * Chunk text (UTF-16 code units) over which a document from a worker is written as its pieces
+ * arrive (`LibraryStore.beginDocument`) instead of whole: more than one piece's worth.
+ */
+export const STREAM_CHARS = PART_CHARS;
+/** Blocks per read when a streamed document's blocks are read back to be embedded. */
+const EMBED_PAGE = 256;
 export type LibrarySettingKey = (typeof SETTING_KEYS)[number];
 
 export interface SearchOptions {
@@ -211,8 +219,6 @@ export interface FileCopy {
   mtimeMs?: number;
 }
 
-/** How a document's `original` names an original the store holds (see StoredDocument.original). */
-const STORE_ORIGINAL = 'store:';
 
 /** Where a library lives when none is named: $GROUNDWORK_HOME, else ./.groundwork. */
 export function defaultLibraryDir(): string {
@@ -329,9 +335,9 @@ export class Library {
    * One file in a worker: its result (sent in pieces, see `packResult`), a rejection for a worker
    * killed on a limit or crashed, or a stop.
    */
-  private async runInPool(pool: ProcessPool<IngestTask, WireIngestResult>, task: IngestTask): Promise<IngestResult> {
-    const outcome = await pool.run(task);
-    if (outcome.ok) return unpackResult(outcome.result, outcome.parts);
+  private async runInPool(pool: ProcessPool<IngestTask, WireIngestResult>, task: IngestTask, receiver = new ResultReceiver()): Promise<IngestResult> {
+    const outcome = await pool.run(task, { onPart: (part) => receiver.take(part) });
+    if (outcome.ok) return receiver.result(outcome.result);
     if (outcome.cancelled) throw new IngestStopped();
     const { code, message, limit } = outcome.failure;
     return { id: task.id, ok: false, code, reason: message, ...(limit && { limit }) };
@@ -558,7 +564,7 @@ export class Library {
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const run = (task: IngestTask) => (pool ? this.runInPool(pool, task) : runTask(task));
+    const run = (task: IngestTask, receiver?: ResultReceiver) => (pool ? this.runInPool(pool, task, receiver) : runTask(task));
     const inFlight = new Set<Promise<void>>();
     let nextId = 0;
     const seen = new Set<string>();
@@ -603,7 +609,7 @@ export class Library {
   private async ingestOne(
     file: WalkedFile,
     ctx: {
-      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      run: (task: IngestTask, receiver?: ResultReceiver) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
       parseOptionsHash: string; maxFileSize: number; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
@@ -645,7 +651,7 @@ export class Library {
     docId: string,
     known: { docId: string } | undefined,
     ctx: {
-      run: (task: IngestTask) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
+      run: (task: IngestTask, receiver?: ResultReceiver) => Promise<IngestResult>; stop: AbortSignal; id: number; hash: string; strategy: string; chunkOptions: ChunkOptions; parseOptions: ParseOptions;
       parseOptionsHash: string; copy: boolean; dryRun: boolean; seen: Set<string>; embedding: IngestEmbedder | undefined;
     },
     report: IngestReport,
@@ -675,18 +681,85 @@ export class Library {
     }
     const cacheKey = parseCacheKey(docId, ctx.parseOptionsHash);
     const cached = await this.cachedDocument(cacheKey);
-    const result = await ctx.run({
-      id: ctx.id,
-      path: file.from ?? file.path,
-      ...(file.from !== undefined && { recordAs: { path: file.path, mtimeMs: file.mtimeMs } }),
-      ...(cached && { cached }),
-      parseOptions: ctx.parseOptions,
-      chunkOptions: ctx.chunkOptions,
+    // The original is copied (or put into the store) before its document is committed: a process
+    // killed in between leaves only a file no document keeps (src/library/originals.ts).
+    const keep = () => (!ctx.copy ? null : this.store.putOriginal ? this.store.putOriginal(docId, file.from ?? file.path) : keepOriginal(this.dir, file.from ?? file.path, docId));
+    // A root document of more than STREAM_CHARS of chunk text is written as its pieces arrive
+    // from the worker (LibraryStore.beginDocument): its blocks are never all in this process.
+    const stream: { writer?: DocumentWriter; original?: string | null; blocks: number; error?: unknown } = { blocks: 0 };
+    const receiver = new ResultReceiver({
+      onHead: async (head, parseBlob) => {
+        if (ctx.dryRun || (head.sets[0]?.chars ?? 0) <= STREAM_CHARS) return;
+        try {
+          if (ctx.stop.aborted || this.closing) throw new IngestStopped();
+          stream.original = await keep();
+          stream.writer = await this.store.beginDocument({
+            document: head.document,
+            path: pathRecord,
+            strategy: ctx.strategy,
+            configHash: ctx.hash,
+            original: stream.original,
+            parseCacheKey: head.parsed ? cacheKey : null,
+            ...(parseBlob && { parseBlob }),
+          });
+        } catch (error) {
+          stream.error = error;
+        }
+      },
+      keep: (set) => set !== 0 || stream.writer === undefined,
+      onChunks: async (set, from, chunks, indexTexts) => {
+        if (set !== 0 || !stream.writer || stream.error !== undefined) return;
+        try {
+          const blocks = chunksToBlocks(receiver.head!.document, chunks, ctx.hash, from);
+          await stream.writer.addBlocks(blocks, indexTexts);
+          stream.blocks += blocks.length;
+        } catch (error) {
+          stream.error = error;
+        }
+      },
     });
-    if (!result.ok) {
-      report.rejected.push({ path: file.path, code: result.code, reason: namingFile(file.path, result.reason), ...(result.limit && { limit: result.limit }) });
-      return;
+    try {
+      const result = await ctx.run({
+        id: ctx.id,
+        path: file.from ?? file.path,
+        ...(file.from !== undefined && { recordAs: { path: file.path, mtimeMs: file.mtimeMs } }),
+        ...(cached && { cached }),
+        parseOptions: ctx.parseOptions,
+        chunkOptions: ctx.chunkOptions,
+      }, receiver);
+      if (stream.error !== undefined) throw stream.error;
+      if (!result.ok) {
+        report.rejected.push({ path: file.path, code: result.code, reason: namingFile(file.path, result.reason), ...(result.limit && { limit: result.limit }) });
+        return;
+      }
+      await this.writeResult(file, docId, known, stored, pathRecord, cacheKey, result, stream, keep, ctx, report);
+    } finally {
+      if (stream.writer) {
+        // Not committed (a failure, a stop): nothing of it stays, nor the original kept for it.
+        await stream.writer.abort();
+        if (stream.original) await this.dropOriginal(docId);
+      }
     }
+  }
+
+  /** Writes the documents of one worker result: its root (streamed already, or whole) and its children. */
+  private async writeResult(
+    file: WalkedFile,
+    docId: string,
+    known: { docId: string } | undefined,
+    stored: { configHash: string } | undefined,
+    pathRecord: PathRecord,
+    cacheKey: string,
+    result: Extract<IngestResult, { ok: true }> & { parseBlob?: Uint8Array },
+    stream: { writer?: DocumentWriter; original?: string | null; blocks: number },
+    keep: () => Promise<string | null> | string | null,
+    ctx: { stop: AbortSignal; hash: string; strategy: string; dryRun: boolean; embedding: IngestEmbedder | undefined },
+    report: IngestReport,
+  ): Promise<void> {
+    const countPathOnly = () => {
+      if (known && known.docId !== docId) report.docsUpdated++;
+      else report.docsSkipped++;
+    };
     if (result.parsed) report.parsed++;
     const isUpdate = Boolean(stored) || (known !== undefined && known.docId !== docId);
     // Attachments and archive entries are documents of their own, at `<path>#<name>`.
@@ -694,41 +767,48 @@ export class Library {
     for (let i = 0; i < tree.length; i++) {
       const doc = tree[i]!;
       const isRoot = i === 0;
+      const streamed = isRoot && stream.writer !== undefined;
       const childPath = { path: doc.source.name ?? `${file.path}#${i}`, docId: doc.id, size: doc.source.bytes, mtimeMs: file.mtimeMs };
       if (!isRoot && (await this.store.documentInfo(doc.id))?.configHash === ctx.hash && (ctx.dryRun || (await this.recordPathIfStored(childPath, ctx.stop)))) continue;
-      const blocks = chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
+      const blocks = streamed ? [] : chunksToBlocks(doc, result.chunks[i] ?? [], ctx.hash);
+      const blockCount = streamed ? stream.blocks : blocks.length;
       if (!ctx.dryRun) {
-        // The copy of the original is in place, whole, before its document is committed: a process
-        // killed in between leaves only a file no document keeps (src/library/originals.ts).
         // A stopped ingest copies nothing more (the write below would not begin anyway).
         if (ctx.stop.aborted || this.closing) throw new IngestStopped();
         // A store that holds originals itself (a server database) keeps them instead of files/.
-        const original = !isRoot || !ctx.copy ? null : this.store.putOriginal ? await this.store.putOriginal(docId, file.from ?? file.path) : await keepOriginal(this.dir, file.from ?? file.path, docId);
-        const written: WriteResult = await this.write(() => this.store.writeDocument({
-          // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
-          document: isRoot ? doc : { ...doc, children: [] },
-          blocks,
-          indexTexts: result.indexTexts[i] ?? [],
-          path: isRoot ? pathRecord : childPath,
-          strategy: ctx.strategy,
-          configHash: ctx.hash,
-          original,
-          // A parse that came from the cache is cached already. From a worker, the document here
-          // carries no texts: the worker encoded the cache entry (`parseBlob`).
-          parseCacheKey: isRoot && result.parsed ? cacheKey : null,
-          ...(isRoot && result.parseBlob && { parseBlob: result.parseBlob }),
-        }), ctx.stop);
+        const original = streamed ? null : !isRoot ? null : await keep();
+        const written: WriteResult = streamed
+          ? await this.write(() => stream.writer!.commit(), ctx.stop)
+          : await this.write(() => this.store.writeDocument({
+            // The parse cache keeps the whole tree under the root's key; each stored row keeps only itself.
+            document: isRoot ? doc : { ...doc, children: [] },
+            blocks,
+            indexTexts: result.indexTexts[i] ?? [],
+            path: isRoot ? pathRecord : childPath,
+            strategy: ctx.strategy,
+            configHash: ctx.hash,
+            original,
+            // A parse that came from the cache is cached already. From a worker, the document here
+            // carries no texts: the worker encoded the cache entry (`parseBlob`).
+            parseCacheKey: isRoot && result.parsed ? cacheKey : null,
+            ...(isRoot && result.parseBlob && { parseBlob: result.parseBlob }),
+          }), ctx.stop);
         await this.dropOriginal(written.replacedDocId);
         // Another process stored the same bytes first: this file only added its path.
         if (!written.written) {
           if (isRoot) countPathOnly();
           continue;
         }
-        await ctx.embedding?.add(isRoot ? file.path : (doc.source.name ?? `${file.path}#${i}`), blocks);
+        if (ctx.embedding) {
+          const path = isRoot ? file.path : (doc.source.name ?? `${file.path}#${i}`);
+          if (!streamed) await ctx.embedding.add(path, blocks);
+          // A streamed document's blocks are read back a page at a time.
+          else for (let from = 0; from < blockCount; from += EMBED_PAGE) await ctx.embedding.add(path, await this.store.blockRange(doc.id, from, from + EMBED_PAGE - 1));
+        }
       }
       if (isRoot && isUpdate) report.docsUpdated++;
       else report.docsAdded++;
-      report.blocksAdded += blocks.length;
+      report.blocksAdded += blockCount;
       report.pagesAdded += doc.pageCount ?? 0;
       for (const el of doc.elements) {
         if (el.kind === 'table') report.tablesAdded++;
@@ -752,7 +832,9 @@ export class Library {
   /** Deletes the kept original of a document a changed file replaced, unless the content is stored again. */
   private async dropOriginal(docId: string | null): Promise<void> {
     if (!docId || (await this.store.documentInfo(docId))) return;
-    await rm(join(this.dir, originalPath(docId)), { force: true });
+    // A store that keeps the originals drops its own (only when no document keeps it).
+    if (this.store.putOriginal) await this.store.dropOriginal?.(docId);
+    else await rm(join(this.dir, originalPath(docId)), { force: true });
   }
 
   /**

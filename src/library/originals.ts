@@ -50,6 +50,9 @@ export function processAlive(pid: number): boolean {
 }
 
 /** sha256 (hex) and size of a file, streamed. */
+/** How a document's `original` names an original the store holds (see StoredDocument.original). */
+export const STORE_ORIGINAL = 'store:';
+
 export async function hashFile(path: string): Promise<{ hash: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;

@@ -73,8 +73,22 @@ interface Running {
   verdict?: TaskFailure;
   /** Cleanup registered by `onAsk` handlers (a write slot to give back). */
   releases: (() => void)[];
-  /** Pieces of the result received so far (`TaskContext.part`). */
+  /** Pieces of the result received so far (`TaskContext.part`), when the task has no `onPart`. */
   parts: unknown[];
+  /** Hears each piece as it arrives (`RunOptions.onPart`). */
+  onPart: ((part: unknown) => Promise<void> | void) | undefined;
+  /** The pieces handed to `onPart` so far, in order. */
+  partChain: Promise<void>;
+}
+
+/** How one task is run. */
+export interface RunOptions {
+  /**
+   * Takes each piece of the result (`TaskContext.part`) as it arrives, in order, instead of
+   * collecting them into `PoolOutcomeOk.parts`: the worker's next piece waits until the promise
+   * returned settles. What it throws fails the task's piece in the worker.
+   */
+  onPart?: (part: unknown) => Promise<void> | void;
 }
 
 interface Slot {
@@ -120,10 +134,10 @@ export class ProcessPool<T, R> {
   }
 
   /** Runs one task in a worker; never rejects: a failure, limits included, is an outcome. */
-  run(task: T): Promise<PoolOutcome<R>> {
+  run(task: T, options: RunOptions = {}): Promise<PoolOutcome<R>> {
     if (this.closed) return Promise.resolve({ ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool is closed' } });
     return new Promise((resolve) => {
-      const start = (slot: Slot) => void this.start(slot, task, resolve as (o: PoolOutcome<unknown>) => void);
+      const start = (slot: Slot) => void this.start(slot, task, resolve as (o: PoolOutcome<unknown>) => void, options.onPart);
       const slot = this.idle.pop() ?? (this.live.size < this.options.size ? this.spawn() : undefined);
       if (slot) start(slot);
       else this.waiting.push({ start, settle: resolve as (o: PoolOutcome<unknown>) => void });
@@ -210,9 +224,9 @@ export class ProcessPool<T, R> {
     return slot;
   }
 
-  private async start(slot: Slot, task: T, settle: (outcome: PoolOutcome<unknown>) => void): Promise<void> {
+  private async start(slot: Slot, task: T, settle: (outcome: PoolOutcome<unknown>) => void, onPart?: (part: unknown) => Promise<void> | void): Promise<void> {
     const id = this.nextId++;
-    const running: Running = { id, settle, releases: [], parts: [], timer: undefined };
+    const running: Running = { id, settle, releases: [], parts: [], timer: undefined, onPart, partChain: Promise.resolve() };
     slot.running = running;
     this.idleRefs(slot, false);
     // A worker that dies before it is ready settles the task in onExit.
@@ -236,7 +250,18 @@ export class ProcessPool<T, R> {
     const running = slot.running;
     if (!running || message.type === 'ready' || message.id !== running.id) return;
     if (message.type === 'part') {
-      running.parts.push(message.part);
+      const { part, askId } = message;
+      const take = running.onPart ?? ((p: unknown) => void running.parts.push(p));
+      running.partChain = running.partChain
+        .then(() => take(part))
+        .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+        .then((failed) => {
+          if (slot.running !== running || !slot.child.connected) return;
+          slot.child.send({ type: 'answer', askId, ...(failed ? { error: (failed.error as Error)?.message ?? String(failed.error) } : {}) } satisfies ParentMessage<T>);
+        });
       return;
     }
     if (message.type === 'ask') {
@@ -253,6 +278,7 @@ export class ProcessPool<T, R> {
         .then((value) => answer(value), (error: unknown) => answer(undefined, error));
       return;
     }
+    // Every piece was taken before the worker answered (each piece waits for its answer).
     this.finish(slot, message.type === 'result' ? { ok: true, result: message.result, parts: running.parts } : { ok: false, failure: message.failure });
     this.release(slot);
   }

@@ -15,10 +15,11 @@ export interface TaskContext {
   ask(what: string, payload?: unknown): Promise<unknown>;
   /**
    * Sends one piece of the task's result ahead of it; the parent hands the pieces, in order, to
-   * whoever ran the task (`PoolOutcomeOk.parts`). Resolves once the piece is written to the channel,
-   * so a sender that awaits each piece holds at most one serialized piece at a time: a big result
-   * crosses in pieces instead of one message that both sides would hold whole (twice, on the
-   * receiving side, while it is reassembled).
+   * whoever ran the task (its `onPart` as each arrives, else `PoolOutcomeOk.parts`). Resolves once
+   * the parent has taken the piece (its `onPart` done), so a sender that awaits each piece holds
+   * at most one serialized piece at a time and never outruns the receiver: a big result crosses in
+   * pieces instead of one message that both sides would hold whole (twice, on the receiving side,
+   * while it is reassembled), and a receiver that writes each piece away holds one at a time.
    */
   part(value: unknown): Promise<void>;
 }
@@ -37,7 +38,7 @@ export type ParentMessage<T> = { type: 'task'; id: number; task: T } | { type: '
 export type ChildMessage<R> =
   | { type: 'ready' }
   | { type: 'result'; id: number; result: R }
-  | { type: 'part'; id: number; part: unknown }
+  | { type: 'part'; id: number; part: unknown; askId: number }
   | { type: 'failure'; id: number; failure: TaskFailure }
   | { type: 'ask'; id: number; askId: number; what: string; payload?: unknown };
 
@@ -83,7 +84,14 @@ export function serveTasks<T, R>(handler: TaskHandler<T, R>, options: { warmUp?:
         }),
       part: (value) =>
         new Promise((resolve, reject) => {
-          send({ type: 'part', id, part: value } satisfies ChildMessage<R>, undefined, undefined, (error: Error | null) => (error ? reject(error) : resolve()));
+          // Answered like an ask, once the parent has taken the piece.
+          const askId = nextAsk++;
+          pending.set(askId, { resolve: () => resolve(), reject });
+          send({ type: 'part', id, part: value, askId } satisfies ChildMessage<R>, undefined, undefined, (error: Error | null) => {
+            if (!error) return;
+            pending.delete(askId);
+            reject(error);
+          });
         }),
     };
     const after = () => options.afterTask?.();

@@ -89,104 +89,194 @@ export async function runTask(task: IngestTask): Promise<IngestResult> {
  * sender (serialized), and twice by the receiver (the bytes read, then concatenated) besides the
  * objects it becomes, so a 100 MB text made a message of four copies of it (canonical text,
  * element texts, chunk texts, index texts) and peaked at over 2 GB across the two processes.
- * Instead the worker sends, each as pieces of at most `PART_CHARS` (`TaskContext.part`, awaited,
- * so at most one piece is in flight):
- * - the parse-cache entry, encoded here (`encodeParse`), where the whole parse is at hand;
- * - the chunk texts, which are all the text the Library keeps (its blocks);
- * and then the result itself, whose documents carry no canonical text and elements only the
- * fields the Library reads (kind, span, page, boxes): it needs no more, as the cache entry is made.
+ * Instead the worker sends pieces (`TaskContext.part`, each awaited until the Library has taken
+ * it, so at most one piece is in flight), in this order:
+ * - the parse-cache entry, encoded here (`encodeParse`), where the whole parse is at hand, in
+ *   slices of `PART_CHARS` bytes;
+ * - the head (`ResultHead`): the documents with no canonical text and elements only the fields the
+ *   Library reads (kind, span, page, boxes), and how many chunks, of how many characters, each
+ *   document has, so the Library can begin a document's write before its blocks arrive;
+ * - the chunks, set by set (a set per document, in `documentTree` order), in pieces of at most
+ *   `PART_CHARS` characters of text (chunk texts plus their index texts), each chunk with its text
+ *   and no `prefix`;
+ * and then the result message, which only counts the chunks. The Library writes a big document's
+ * pieces away as they come (`LibraryStore.beginDocument`) instead of holding them all.
  * The index texts (search analysis, as big as the chunk texts) travel only for documents up to
  * `INDEX_TEXT_CHARS`; a bigger document's blocks are analysed by the store one at a time as it
  * writes them, so no process holds them all.
  */
 export const PART_CHARS = 4 << 20;
 
-type Part = { texts: string[] } | { blob: Uint8Array };
+/** What the Library knows of a result before its chunks (the second kind of piece). */
+export interface ResultHead {
+  /** The root document's skeleton (no texts; its children likewise). */
+  document: Document;
+  parsed: boolean;
+  /** True when pieces before the head carry the parse-cache entry. */
+  parseBlob: boolean;
+  /** Per chunk set (`documentTree` order): how many chunks, and their text's length in UTF-16 code units. */
+  sets: { chunks: number; chars: number }[];
+}
+
+/** A piece of a result. */
+export type ResultPart =
+  | { blob: Uint8Array }
+  | { head: ResultHead }
+  /** Consecutive chunks of set `set`, from its chunk `from`; `indexTexts` when they were made. */
+  | { set: number; from: number; chunks: Chunk[]; indexTexts?: string[] };
+
+/** A full collection where the process allows one (`--expose-gc`, as ingest workers run). */
+function collect(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
 
 export interface PackedIngestResult {
   id: number;
   ok: true;
-  document: Document;
-  /** The chunks with `text` empty (the texts follow in order in the parts) and no `prefix`. */
-  chunks: Chunk[][];
-  indexTexts: string[][] | null;
-  parsed: boolean;
-  /** True when the parts carry the parse-cache entry. */
-  parseBlob: boolean;
+  /** Chunks sent in the pieces, all sets together (a check that none was lost). */
+  chunks: number;
 }
 
 export type WireIngestResult = PackedIngestResult | Extract<IngestResult, { ok: false }>;
 
-/** Sends a result's big pieces with `part` and returns what goes in the result message. */
-export async function packResult(result: IngestResult, part: (value: Part) => Promise<void>, options: { encodeParse?: (doc: Document) => Uint8Array } = {}): Promise<WireIngestResult> {
+/**
+ * Sends a result's pieces with `part` and returns what goes in the result message. With `consume`
+ * (the worker process, whose result is sent nowhere else) the result is emptied as it goes: the
+ * parse (its canonical text and element texts) once the head is sent, each chunk once its piece is,
+ * so the worker's memory falls while its pieces are written away instead of staying at its peak.
+ */
+export async function packResult(result: IngestResult, part: (value: ResultPart) => Promise<void>, options: { encodeParse?: (doc: Document) => Uint8Array; consume?: boolean } = {}): Promise<WireIngestResult> {
   if (!result.ok) return result;
-  if (options.encodeParse && result.parsed) {
-    const blob = options.encodeParse(result.document);
+  const parseBlob = Boolean(options.encodeParse && result.parsed);
+  if (parseBlob) {
+    const blob = options.encodeParse!(result.document);
     for (let at = 0; at < blob.length; at += PART_CHARS) await part({ blob: blob.subarray(at, at + PART_CHARS) });
   }
-  let texts: string[] = [];
-  let chars = 0;
   let total = 0;
-  const chunks: Chunk[][] = [];
-  for (const set of result.chunks) {
-    const packed: Chunk[] = [];
-    for (const c of set) {
-      texts.push(c.text);
-      chars += c.text.length;
-      total += c.text.length;
+  const sets = result.chunks.map((set) => {
+    let chars = 0;
+    for (const c of set) chars += c.text.length;
+    total += chars;
+    return { chunks: set.length, chars };
+  });
+  const head: ResultHead = { document: skeleton(result.document), parsed: result.parsed, parseBlob, sets };
+  if (options.consume) (result as { document: Document | null }).document = null;
+  await part({ head });
+  // The parse is garbage now (unless chunk texts are slices of it): give its memory back before the chunks cross.
+  if (options.consume) collect();
+  const withIndex = total <= INDEX_TEXT_CHARS;
+  let count = 0;
+  let pieces = 0;
+  for (let s = 0; s < result.chunks.length; s++) {
+    const set = result.chunks[s]!;
+    const indexTexts = withIndex ? result.indexTexts[s] : undefined;
+    let from = 0;
+    let chunks: Chunk[] = [];
+    let chars = 0;
+    const flush = async () => {
+      if (chunks.length === 0) return;
+      await part({ set: s, from, chunks, ...(indexTexts && indexTexts.length > 0 && { indexTexts: indexTexts.slice(from, from + chunks.length) }) });
+      from += chunks.length;
+      chunks = [];
+      chars = 0;
+    };
+    for (let i = 0; i < set.length; i++) {
       // `prefix` (a breadcrumb, a repeated header, the overlap) is in the text already, and no block keeps it.
-      const { prefix: _prefix, ...rest } = c;
-      packed.push({ ...rest, text: '' });
+      const { prefix: _prefix, ...c } = set[i]!;
+      if (options.consume) (set as (Chunk | undefined)[])[i] = undefined;
+      chunks.push(c);
+      chars += c.text.length + (indexTexts?.[i]?.length ?? 0);
+      count++;
       if (chars >= PART_CHARS) {
-        await part({ texts });
-        texts = [];
-        chars = 0;
+        await flush();
+        // The chunks sent are garbage: every 8 pieces (32 M characters), give their memory back.
+        if (options.consume && ++pieces % 8 === 0) collect();
       }
     }
-    chunks.push(packed);
+    await flush();
+    if (options.consume) {
+      result.chunks[s] = [];
+      if (indexTexts) result.indexTexts[s] = [];
+    }
   }
-  if (texts.length > 0) await part({ texts });
-  return {
-    id: result.id,
-    ok: true,
-    document: skeleton(result.document),
-    chunks,
-    indexTexts: total <= INDEX_TEXT_CHARS ? result.indexTexts : null,
-    parsed: result.parsed,
-    parseBlob: Boolean(options.encodeParse && result.parsed),
-  };
+  return { id: result.id, ok: true, chunks: count };
 }
 
-/** The Library's side of `packResult`: the result with its chunk texts back, and the cache entry. */
-export function unpackResult(wire: WireIngestResult, parts: readonly unknown[]): IngestResult & { parseBlob?: Uint8Array } {
-  if (!wire.ok) return wire;
-  const blobs: Uint8Array[] = [];
-  const texts: string[][] = [];
-  for (const p of parts as Part[]) {
-    if ('blob' in p) blobs.push(p.blob);
-    else texts.push(p.texts);
+/**
+ * Takes the pieces of one result as they come (`packResult`'s order): the parse-cache entry, the
+ * head, then each set's chunks. `onChunks` hears each piece of chunks; what it does not keep is
+ * gone. `result()` puts together what was kept: the chunks of the sets `keep` said yes to.
+ */
+export class ResultReceiver {
+  private readonly blobs: Uint8Array[] = [];
+  head: ResultHead | undefined;
+  private chunks: Chunk[][] = [];
+  private indexTexts: string[][] = [];
+  private received = 0;
+
+  constructor(
+    private readonly options: {
+      /** Called once the head arrives. */
+      onHead?: (head: ResultHead, parseBlob: Uint8Array | undefined) => Promise<void> | void;
+      /** Whether set `set`'s chunks are kept for `result()` (default: all). */
+      keep?: (set: number) => boolean;
+      /** Each piece of chunks, as it arrives. */
+      onChunks?: (set: number, from: number, chunks: Chunk[], indexTexts: string[] | undefined) => Promise<void> | void;
+    } = {},
+  ) {}
+
+  /** The parse-cache entry, once the head has arrived. */
+  get parseBlob(): Uint8Array | undefined {
+    if (!this.head?.parseBlob) return undefined;
+    return this.blobs.length === 1 ? this.blobs[0]! : Buffer.concat(this.blobs);
   }
-  let batch = 0;
-  let at = 0;
-  for (const set of wire.chunks) {
-    for (const c of set) {
-      while (batch < texts.length && at >= texts[batch]!.length) {
-        batch++;
-        at = 0;
+
+  async take(value: unknown): Promise<void> {
+    const p = value as ResultPart;
+    if ('blob' in p) {
+      this.blobs.push(p.blob);
+    } else if ('head' in p) {
+      this.head = p.head;
+      this.chunks = p.head.sets.map(() => []);
+      this.indexTexts = p.head.sets.map(() => []);
+      await this.options.onHead?.(p.head, this.parseBlob);
+    } else {
+      this.received += p.chunks.length;
+      await this.options.onChunks?.(p.set, p.from, p.chunks, p.indexTexts);
+      if (this.options.keep?.(p.set) ?? true) {
+        const set = this.chunks[p.set]!;
+        for (const c of p.chunks) set.push(c);
+        if (p.indexTexts) this.indexTexts[p.set]!.push(...p.indexTexts);
       }
-      c.text = texts[batch]?.[at++] ?? '';
     }
   }
-  return {
-    id: wire.id,
-    ok: true,
-    document: wire.document,
-    chunks: wire.chunks,
-    // Blocks with no index text are analysed by the store as it writes them.
-    indexTexts: wire.indexTexts ?? wire.chunks.map(() => []),
-    parsed: wire.parsed,
-    ...(wire.parseBlob && { parseBlob: blobs.length === 1 ? blobs[0]! : Buffer.concat(blobs) }),
-  };
+
+  /** The result with the kept chunks (sets not kept come back empty) and the cache entry. */
+  result(wire: WireIngestResult): IngestResult & { parseBlob?: Uint8Array } {
+    if (!wire.ok) return wire;
+    const head = this.head;
+    if (!head || this.received !== wire.chunks) {
+      return { id: wire.id, ok: false, code: 'CRASHED', reason: `the worker's result arrived incomplete (${this.received} of ${wire.chunks} chunks)` };
+    }
+    const parseBlob = this.parseBlob;
+    return {
+      id: wire.id,
+      ok: true,
+      document: head.document,
+      chunks: this.chunks,
+      // Blocks with no index text are analysed by the store as it writes them.
+      indexTexts: this.indexTexts,
+      parsed: head.parsed,
+      ...(parseBlob && { parseBlob }),
+    };
+  }
+}
+
+/** The Library's side of `packResult` when it keeps everything: the result with its chunks back, and the cache entry. */
+export async function unpackResult(wire: WireIngestResult, parts: readonly unknown[]): Promise<IngestResult & { parseBlob?: Uint8Array }> {
+  const receiver = new ResultReceiver();
+  for (const p of parts) await receiver.take(p);
+  return receiver.result(wire);
 }
 
 /** A document as the Library needs it once its chunks and cache entry are made: no texts, no table cells. */

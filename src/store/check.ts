@@ -85,6 +85,13 @@ export interface CheckReport {
 
 export const MAX_EXAMPLES = 5;
 
+/**
+ * A kept original no document keeps, younger than this, is left by repair: an ingest puts the
+ * original in place before it commits the document, and may wait for the write lock (10 minutes
+ * by default) in between.
+ */
+export const FRESH_UNREFERENCED_MS = 3600 * 1000;
+
 export function finding(check: string, severity: CheckSeverity, message: string, count: number, examples: readonly string[], repairable = true): CheckFinding {
   return { check, severity, message, count, examples: examples.slice(0, MAX_EXAMPLES), repairable };
 }

@@ -135,6 +135,28 @@ export interface DocumentWrite {
   parseBlob?: Uint8Array;
 }
 
+/**
+ * What a streamed document write (`LibraryStore.beginDocument`) is given before its blocks:
+ * everything of a `DocumentWrite` but the blocks and their index texts.
+ */
+export type DocumentHead = Omit<DocumentWrite, 'blocks' | 'indexTexts'>;
+
+/**
+ * One document written as its blocks arrive (`LibraryStore.beginDocument`): `addBlocks` as often
+ * as needed (blocks in ordinal order; the caller may drop them once the call resolves), then
+ * `commit` or `abort`, one call at a time. Nothing of the document is visible to any reader before
+ * `commit` resolves; `abort`, a failed call, or the process dying (kill -9) leaves nothing of it.
+ * The same-content rule of `writeDocument` holds: content already stored with the same
+ * configuration hash records only the path (`written: false`), whatever blocks were added.
+ */
+export interface DocumentWriter {
+  /** The next blocks, with their analyzed search texts when they were made off the writer (`DocumentWrite.indexTexts`). */
+  addBlocks(blocks: readonly Block[], indexTexts?: readonly string[]): Promise<void>;
+  commit(): Promise<WriteResult>;
+  /** Drops what was added; a no-op once committed, aborted or failed. */
+  abort(): Promise<void>;
+}
+
 /** What `writeDocument` did. */
 export interface WriteResult {
   /** A document the path pointed at before, deleted because it was left with no path. */
@@ -315,6 +337,13 @@ export interface LibraryStore {
    * false`): two processes writing the same bytes end with one document.
    */
   writeDocument(write: DocumentWrite): Promise<WriteResult>;
+  /**
+   * `writeDocument` for a document too big to hold whole: the blocks are written as they are given
+   * (`DocumentWriter`), into a staging area or the open transaction, and become visible at
+   * `commit`, atomically, with the same rules. With `concurrentWriters: false`, `commit` is a write
+   * that takes its turn like any other; `beginDocument` and `addBlocks` need no turn.
+   */
+  beginDocument(head: DocumentHead): Promise<DocumentWriter>;
   /** Sets (or clears, with null) a document's kept original; false when the document is not stored. */
   setOriginal(docId: string, original: string | null): Promise<boolean>;
   /** Deletes a document with its blocks, index rows, paths and parse-cache entries. */
@@ -410,10 +439,12 @@ export interface LibraryStore {
    * two; the Library then keeps originals through them, and copies them into a folder otherwise.
    * `putOriginal` streams the file at `path` into the store as the original of `docId` (a no-op when
    * it is there) and returns what the document's `original` records; `openOriginal` streams it back.
-   * `removeDocument` removes a document's original with it.
+   * `removeDocument` removes a document's original with it; `dropOriginal` removes one that no
+   * document keeps (put for a write that then failed), and does nothing when a document keeps it.
    */
   putOriginal?(docId: string, path: string): Promise<string>;
   openOriginal?(docId: string): Promise<Readable | undefined>;
+  dropOriginal?(docId: string): Promise<void>;
 
   /**
    * Copying a library between stores (`groundwork migrate`): every setting; every document with its

@@ -1,6 +1,7 @@
 // `library.check()` / `groundwork check`: every kind of damage put in on purpose is found, and
 // repair brings the library back to what a clean ingest left (real library files, real corpus).
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +10,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Library } from '../../src/library/library.js';
 import { blockIndexText } from '../../src/search/analyze.js';
 import type { CheckReport } from '../../src/store/check.js';
+import { openStore } from '../../src/store/registry.js';
 import { FtsIndexWriter } from '../../src/store/sqlite/sqlite-fts.js';
 import { runCli } from '../cli/cli.js';
 import { corpusDir, hasShared, sharedSkipReason } from '../helpers.js';
+import { freshSchema, query, TEST_DATABASE_URL } from '../store/postgres-fixtures.js';
 import { copyCorpusFolders, libraryContents } from './contents.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gw-check-'));
@@ -349,4 +352,61 @@ describe.skipIf(!hasShared)('groundwork check (the CLI)', () => {
     expect(help.code).toBe(0);
     for (const flag of ['--repair', '--full', '--json', '--library']) expect(help.stdout).toContain(flag);
   }, 240_000);
+});
+
+// A library on Postgres keeps its originals in the database (`store:<id>`): check reads them back
+// through the store (before, it looked under files/ only and called every one of them missing).
+describe.skipIf(!hasShared || !TEST_DATABASE_URL)('check on a store that keeps the originals (Postgres)', () => {
+  test('clean after an ingest; a deleted original is found, and repair puts it back from its file', async () => {
+    const schema = freshSchema();
+    const dir = mkdtempSync(join(tmpdir(), 'gw-check-pg-'));
+    const files = [sources['md/headings.md'] ?? Object.values(sources)[0]!, ...Object.values(sources).slice(1, 4)];
+    const open = () => Library.open(dir, { store: { kind: 'postgres', url: TEST_DATABASE_URL!, schema } });
+    let library = await open();
+    try {
+      const report = await library.addFiles(files, { workers: 1 });
+      expect(report.rejected).toEqual([]);
+      const docs = (await library.documents()).filter((d) => d.original !== null);
+      expect(docs.length).toBeGreaterThan(0);
+      for (const doc of docs) expect(doc.original).toBe(`store:${doc.id}`);
+      expect((await library.check({ full: true })).found).toEqual([]);
+
+      const victim = docs[0]!;
+      await query(`DELETE FROM "${schema}".originals WHERE doc_id = $1`, [victim.id]);
+      const damaged = await library.check();
+      expect(damaged.found.map((f) => [f.check, f.count])).toEqual([['original-missing', 1]]);
+
+      const repaired = await library.check({ repair: true });
+      expect(repaired.repairs.map((r) => r.check)).toEqual(['original-missing']);
+      expect(repaired.remaining).toEqual([]);
+      // An original no document keeps (put for a write that never committed): a leftover, kept by
+      // repair while it is fresh (an ingest may be about to commit it), deleted once it is older.
+      const stray = join(dir, 'stray.txt');
+      writeFileSync(stray, 'bytes no document keeps\n');
+      const strayId = createHash('sha256').update(readFileSync(stray)).digest('hex');
+      const store = await openStore({ kind: 'postgres', url: TEST_DATABASE_URL!, schema });
+      await store.putOriginal!(strayId, stray);
+      await store.close();
+      const leftover = await library.check();
+      expect(leftover.ok).toBe(true);
+      expect(leftover.found.map((f) => [f.check, f.severity, f.count])).toEqual([['original-unreferenced', 'leftover', 1]]);
+      const kept = await library.check({ repair: true });
+      expect(kept.repairs.map((r) => [r.check, r.count])).toEqual([['original-unreferenced', 0]]);
+      await query(`UPDATE "${schema}".originals SET created_at = $2 WHERE doc_id = $1`, [strayId, new Date(Date.now() - 2 * 3600_000).toISOString()]);
+      const dropped = await library.check({ repair: true });
+      expect(dropped.repairs.map((r) => [r.check, r.count])).toEqual([['original-unreferenced', 1]]);
+      expect(dropped.remaining).toEqual([]);
+      expect(await query(`SELECT 1 FROM "${schema}".original_parts WHERE doc_id = $1`, [strayId])).toEqual([]);
+
+      await library.close();
+      library = await open();
+      const back = await library.openOriginal(victim.id);
+      const chunks: Buffer[] = [];
+      for await (const chunk of back) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).equals(readFileSync(victim.paths[0]!))).toBe(true);
+    } finally {
+      await library.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

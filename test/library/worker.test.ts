@@ -15,7 +15,7 @@ async function cross(result: IngestResult) {
   const parts: Buffer[] = [];
   const wire = await packResult(result, async (p) => void parts.push(serialize(p)), { encodeParse });
   const message = serialize(wire);
-  return { message, parts, back: unpackResult(deserialize(message), parts.map((p) => deserialize(p))) };
+  return { message, parts, back: await unpackResult(deserialize(message), parts.map((p) => deserialize(p))) };
 }
 
 function markdown(sections: number): string {
@@ -25,7 +25,7 @@ function markdown(sections: number): string {
 }
 
 describe('ingest worker results cross in pieces (packResult / unpackResult)', () => {
-  test('a 3 MB Markdown file: the message holds no text but the index texts, every piece is bounded, and the Library gets the same chunks and cache entry', async () => {
+  test('a 3 MB Markdown file: the message holds no text, every piece is bounded, and the Library gets the same chunks and cache entry', async () => {
     const path = join(dir, 'big.md');
     writeFileSync(path, markdown(1400));
     const result = await runTask({ id: 1, path, parseOptions: {}, chunkOptions: { strategy: 'structure' } });
@@ -33,17 +33,22 @@ describe('ingest worker results cross in pieces (packResult / unpackResult)', ()
     const text = result.document.canonical.length;
     expect(text).toBeGreaterThan(3_000_000);
     const { message, parts, back } = await cross(result);
-    // O(text), not O(k * text): the result message without its index texts is less than one copy of
-    // the text, only the chunks' fields (it carried the canonical text, every element's text, every
-    // chunk's text and prefix: over four copies).
-    const indexBytes = serialize(result.indexTexts).length;
-    expect(message.length - indexBytes).toBeLessThan(text * 0.75);
-    // The pieces carry the chunk texts once (bounded by the chunkers' output bound) and the compressed cache entry.
+    // The result message only counts the chunks: everything travels in the pieces (it once carried
+    // the canonical text, every element's text, every chunk's text and prefix: over four copies).
+    expect(message.length).toBeLessThan(200);
+    // The pieces carry the chunk texts and their index texts once (bounded by the chunkers' output
+    // bound), the chunks' other fields, the document's skeleton and the compressed cache entry.
     const partBytes = parts.reduce((s, p) => s + p.length, 0);
     const chunkChars = result.chunks.flat().reduce((s, c) => s + c.text.length, 0);
+    const indexChars = result.indexTexts.flat().reduce((s, t) => s + t.length, 0);
     expect(chunkChars).toBeLessThan(text * CHUNK_OUTPUT_FACTOR);
+    expect(indexChars).toBeGreaterThan(0);
     const blobBytes = back.ok ? (back.parseBlob?.length ?? 0) : 0;
-    expect(partBytes).toBeLessThan(chunkChars + blobBytes + result.chunks.flat().length * 8 + parts.length * 64);
+    const fieldBytes = serialize(result.chunks.map((set) => set.map(({ prefix: _p, text: _t, ...c }) => c))).length;
+    const skeletonBytes = serialize(back.ok && back.document).length;
+    // Per chunk: the text's and the index text's headers (a few bytes each).
+    expect(partBytes).toBeLessThan(chunkChars + indexChars + blobBytes + fieldBytes + skeletonBytes + result.chunks.flat().length * 16 + parts.length * 64);
+    expect(skeletonBytes).toBeLessThan(text * 0.25);
     for (const p of parts) expect(p.length).toBeLessThan(PART_CHARS * 2 + 200_000);
     expect(back.ok && back.chunks).toEqual(result.chunks.map((set) => set.map(({ prefix: _p, ...c }) => c)));
     expect(back.ok && back.indexTexts).toEqual(result.indexTexts);
@@ -59,8 +64,13 @@ describe('ingest worker results cross in pieces (packResult / unpackResult)', ()
     const result = await runTask({ id: 2, path, parseOptions: {}, chunkOptions: { strategy: 'structure' } });
     if (!result.ok) throw new Error(result.reason);
     expect(result.indexTexts.flat()).toEqual([]);
-    const { message, back } = await cross(result);
-    expect(message.length).toBeLessThan(result.document.canonical.length / 4);
+    const { message, parts, back } = await cross(result);
+    expect(message.length).toBeLessThan(200);
+    // The pieces carry each chunk text once, and no index text.
+    const partBytes = parts.reduce((s, p) => s + p.length, 0);
+    const chunkChars = result.chunks.flat().reduce((s, c) => s + c.text.length, 0);
+    expect(partBytes).toBeLessThan(chunkChars * 1.1 + 100_000);
+    for (const p of parts) expect(p.length).toBeLessThan(PART_CHARS * 2 + 200_000);
     expect(back.ok && back.chunks.flat().map((c) => c.text).join('').length).toBe(result.chunks.flat().map((c) => c.text).join('').length);
   });
 });

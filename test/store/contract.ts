@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { Document, Format } from '../../src/document/types.js';
 import { isGroundworkError } from '../../src/errors.js';
 import { Serial } from '../../src/library/serial.js';
+import { blockIndexText } from '../../src/search/analyze.js';
 import { resolveCheckOptions } from '../../src/store/check.js';
 import { openStore } from '../../src/store/registry.js';
 import { blockMatches, type RetrievalFilter } from '../../src/retrieval/filter.js';
@@ -614,6 +615,140 @@ export function runStoreContract({ name, newStore }: StoreContractOptions): void
       expect(await store.getDocument('doc-b')).toBeUndefined();
       expect((await store.searchText('orchard', 5)).map((c) => c.block.id)).toEqual(['a-config-1-0']);
       expect(await store.searchText('glacier canyon', 5)).toEqual([]);
+    });
+
+    describe('streamed writes (beginDocument)', () => {
+      /** The head of a write: all but its blocks. */
+      const headOf = ({ blocks: _blocks, indexTexts: _indexTexts, ...head }: DocumentWrite) => head;
+      const riverTexts = ['the river bends north of the mill', 'a heron waits by the river', 'stones and sand and river weed', 'a bridge of old oak', 'the mill wheel turns', 'river river river'];
+
+      test('nothing is visible before commit, to this handle or another; everything after, as writeDocument writes it', async () => {
+        const store = await fresh();
+        await store.writeDocument(contractWrite('keep', ['a sturdy bridge over the river']));
+        const other = store.spec ? await openStore(JSON.parse(JSON.stringify(store.spec))) : undefined;
+        if (other) open.push(other);
+        const before = await store.stats();
+        const write = contractWrite('big', riverTexts, { pages: [1, 1, 2, 2, 3, 3], tables: 1 });
+        const writer = await store.beginDocument(headOf(write));
+        const unseen = async () => {
+          for (const reader of other ? [store, other] : [store]) {
+            expect(await reader.documentInfo('doc-big')).toBeUndefined();
+            expect(await reader.getDocument('doc-big')).toBeUndefined();
+            expect(await reader.pathRecord('/docs/big.md')).toBeUndefined();
+            expect(await reader.blocksOf('doc-big')).toEqual([]);
+            expect(await reader.cachedParse('parse-big')).toBeUndefined();
+            expect((await reader.searchText('heron mill', 5)).map((c) => c.block.docId)).not.toContain('doc-big');
+            expect((await reader.searchText('river', 10)).map((c) => c.block.id)).toEqual(['keep-config-1-0']);
+            expect(await reader.stats()).toEqual(before);
+          }
+        };
+        await unseen();
+        // In pieces, some with their index texts made elsewhere, some analysed by the store.
+        await writer.addBlocks(write.blocks.slice(0, 2), write.blocks.slice(0, 2).map(blockIndexText));
+        await unseen();
+        // Other writes go on while the blocks arrive (the store's write lock is not held meanwhile).
+        const writerOfOther = other ?? store;
+        await writerOfOther.writeDocument(contractWrite('meanwhile', ['written while big was streaming']));
+        expect((await store.getDocument('doc-meanwhile'))?.blocks).toBe(1);
+        const beforeCommit = await store.stats();
+        await writer.addBlocks(write.blocks.slice(2, 5));
+        await writer.addBlocks([]);
+        await writer.addBlocks(write.blocks.slice(5));
+        expect(await store.stats()).toEqual(beforeCommit);
+        expect(await store.getDocument('doc-big')).toBeUndefined();
+        expect(await writer.commit()).toEqual({ replacedDocId: null, written: true });
+        await expect(writer.addBlocks(write.blocks.slice(0, 1))).rejects.toThrow(/already committed or aborted/);
+
+        // The same three documents written whole, in the same order, into another store: the same state.
+        const whole = await fresh();
+        await whole.writeDocument(contractWrite('keep', ['a sturdy bridge over the river']));
+        await whole.writeDocument(contractWrite('meanwhile', ['written while big was streaming']));
+        await whole.writeDocument(write);
+        for (const reader of other ? [store, other] : [store]) {
+          expect(await reader.blocksOf('doc-big')).toEqual(write.blocks);
+          const { addedAt: _a, ...doc } = (await reader.getDocument('doc-big'))!;
+          const { addedAt: _b, ...expected } = (await whole.getDocument('doc-big'))!;
+          expect(doc).toEqual(expected);
+          expect(await reader.cachedParse('parse-big')).toEqual(write.document);
+          expect(await reader.stats()).toEqual(await whole.stats());
+          // The index and its statistics (document frequencies, lengths) right after commit: the same ranking and scores.
+          for (const query of ['river', 'heron mill', 'bridge oak river', 'sturdy']) {
+            const got = await reader.searchText(query, 10);
+            const want = await whole.searchText(query, 10);
+            expect(got.map((c) => c.block.id)).toEqual(want.map((c) => c.block.id));
+            expect(sameScores(got.map((c) => c.score), want.map((c) => c.score))).toBe(true);
+          }
+        }
+        expect((await store.searchText('heron', 5)).map((c) => c.block.id)).toEqual(['big-config-1-1']);
+        const report = await store.check(resolveCheckOptions({ full: true }));
+        expect(report.found).toEqual([]);
+        expect(report.ok).toBe(true);
+      });
+
+      test('abort leaves nothing, check finds nothing; the same document streamed again commits', async () => {
+        const store = await fresh();
+        await store.writeDocument(contractWrite('keep', ['a sturdy bridge over the river']));
+        const before = { stats: await store.stats(), ranking: await store.searchText('river bridge', 5) };
+        const write = contractWrite('big', riverTexts);
+        const writer = await store.beginDocument(headOf(write));
+        await writer.addBlocks(write.blocks.slice(0, 3));
+        await writer.addBlocks(write.blocks.slice(3));
+        await writer.abort();
+        await writer.abort();
+        await expect(writer.commit()).rejects.toThrow(/already committed or aborted/);
+        expect(await store.documentInfo('doc-big')).toBeUndefined();
+        expect(await store.pathRecord('/docs/big.md')).toBeUndefined();
+        expect(await store.blocksOf('doc-big')).toEqual([]);
+        expect(await store.cachedParse('parse-big')).toBeUndefined();
+        expect(await store.stats()).toEqual(before.stats);
+        expect(await store.searchText('river bridge', 5)).toEqual(before.ranking);
+        for (const full of [false, true]) {
+          const report = await store.check(resolveCheckOptions({ full }));
+          expect(report.found).toEqual([]);
+          expect(report.ok).toBe(true);
+        }
+        // A write that fails part-way (a block the store cannot read) leaves nothing either.
+        const broken = await store.beginDocument(headOf(write));
+        await broken.addBlocks(write.blocks.slice(0, 2));
+        await expect((async () => {
+          await broken.addBlocks(faulty(write, 3).blocks.slice(2));
+          await broken.commit();
+        })()).rejects.toThrow(/injected fault/);
+        await broken.abort();
+        expect(await store.documentInfo('doc-big')).toBeUndefined();
+        expect(await store.stats()).toEqual(before.stats);
+
+        const again = await store.beginDocument(headOf(write));
+        await again.addBlocks(write.blocks);
+        expect((await again.commit()).written).toBe(true);
+        expect(await store.blocksOf('doc-big')).toEqual(write.blocks);
+        expect((await store.check(resolveCheckOptions({ full: true }))).found).toEqual([]);
+      });
+
+      test('content stored with the same configuration records the path only; another configuration replaces the blocks', async () => {
+        const store = await fresh();
+        const first = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a.md' });
+        await store.writeDocument(first);
+        const before = await store.stats();
+        const copy = contractWrite('a', ['alpha bravo', 'charlie delta'], { path: '/docs/a-copy.md', original: 'files/aa/doc-a' });
+        const same = await store.beginDocument(headOf(copy));
+        await same.addBlocks(copy.blocks);
+        expect(await same.commit()).toEqual({ replacedDocId: null, written: false });
+        expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-copy.md', '/docs/a.md']);
+        expect((await store.getDocument('doc-a'))!.original).toBe('files/aa/doc-a');
+        expect(await store.blocksOf('doc-a')).toEqual(first.blocks);
+        expect({ ...(await store.stats()), paths: before.paths }).toEqual(before);
+
+        const rechunked = contractWrite('a', ['glacier one', 'glacier two', 'glacier three'], { configHash: 'config-2' });
+        const other = await store.beginDocument(headOf(rechunked));
+        await other.addBlocks(rechunked.blocks);
+        expect((await other.commit()).written).toBe(true);
+        expect(await store.blocksOf('doc-a')).toEqual(rechunked.blocks);
+        expect(await store.searchText('alpha', 5)).toEqual([]);
+        expect((await store.searchText('glacier', 5))).toHaveLength(3);
+        expect((await store.getDocument('doc-a'))!.paths).toEqual(['/docs/a-copy.md', '/docs/a.md']);
+        expect((await store.check(resolveCheckOptions({ full: true }))).found).toEqual([]);
+      });
     });
 
     test('writes issued as the capability flag allows all land', async () => {

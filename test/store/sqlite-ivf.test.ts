@@ -1,56 +1,28 @@
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { resolveCheckOptions } from '../../src/store/check.js';
-import { ivfTables, listsFor, NPROBE, RETRAIN_GROWTH } from '../../src/store/sqlite/sqlite-ivf.js';
+import { ivfTables, listsFor, loadIvf, nearestCentroid, probesFor, RETRAIN_GROWTH } from '../../src/store/sqlite/sqlite-ivf.js';
+import { exactFilterLimit } from '../../src/store/sqlite/sqlite-vectors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { VectorFilter, VectorQuantization, VectorSpace } from '../../src/store/types.js';
+import { rng, StructuredVectors } from '../fixtures/structured-vectors.js';
 import { contractWrite } from './contract.js';
 import { libraryFile } from './fixtures.js';
 
 /**
  * The inverted file behind int8 / binary quantization in SQLite (src/store/sqlite/sqlite-ivf.ts), on
- * structured vectors (clusters in a low-dimensional subspace plus noise, as bench/vectors.ts):
+ * structured vectors (test/fixtures/structured-vectors.ts, the generator bench/vectors.ts uses):
  * recall against exact, filters before ranking, consistency with writes, and `check`.
  */
 
 const DIMS = 96;
 const LATENT = 12;
 const PER_DOC = 250;
-const DOCS = 12; // 3000 vectors: listsFor(3000) = 55 lists, so probing NPROBE of them matters
+const DOCS = 12; // 3000 vectors: listsFor(3000) = 55 lists, so probing probesFor(55) of them matters
 const space: VectorSpace = { model: 'test:structured:96', dimensions: DIMS };
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const gaussian = (r: () => number) => Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-
-function generator(seed: number, clusters: number): (r: () => number) => Float32Array {
-  const r0 = rng(seed);
-  const basis = Array.from({ length: LATENT }, () => Float32Array.from({ length: DIMS }, () => gaussian(r0) / Math.sqrt(DIMS)));
-  const offset = Float32Array.from({ length: DIMS }, () => gaussian(r0) / Math.sqrt(DIMS));
-  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: LATENT }, () => gaussian(r0)));
-  return (r) => {
-    const c = centres[Math.floor(r() * clusters)]!;
-    const v = new Float32Array(DIMS);
-    for (let l = 0; l < LATENT; l++) {
-      const s = c[l]! + 0.8 * gaussian(r);
-      for (let i = 0; i < DIMS; i++) v[i]! += s * basis[l]![i]!;
-    }
-    let n = 0;
-    for (let i = 0; i < DIMS; i++) {
-      v[i]! += 2 * offset[i]! + 0.05 * gaussian(r);
-      n += v[i]! * v[i]!;
-    }
-    return v.map((x) => x / Math.sqrt(n));
-  };
-}
+/** The benchmark's generator (bench/vectors.ts), at 96 dimensions. */
+const generator = (seed: number, clusters: number) => new StructuredVectors({ dims: DIMS, latent: LATENT, clusters, seed });
 
 const cosine = (a: Float32Array, b: Float32Array) => {
   let s = 0;
@@ -61,7 +33,8 @@ const cosine = (a: Float32Array, b: Float32Array) => {
 async function structuredLibrary(): Promise<{ file: string; store: SqliteStore; vectors: Map<string, Float32Array>; point: (r: () => number) => Float32Array }> {
   const file = libraryFile();
   const store = new SqliteStore(file);
-  const point = generator(3, 12);
+  const vectorsOf = generator(3, 12);
+  const point = (r: () => number) => vectorsOf.point(r);
   const random = rng(5);
   const vectors = new Map<string, Float32Array>();
   for (let d = 0; d < DOCS; d++) {
@@ -106,40 +79,69 @@ describe('the SQLite vector index (inverted file) on structured vectors', () => 
     const db = new Database(file, { readonly: true });
     const t = ivfTables(1);
     expect(db.prepare(`SELECT lists FROM ${t.info}`).pluck().get()).toBe(listsFor(DOCS * PER_DOC));
-    expect(listsFor(DOCS * PER_DOC)).toBeGreaterThan(2 * NPROBE);
+    expect(listsFor(DOCS * PER_DOC)).toBeGreaterThan(2 * probesFor(listsFor(DOCS * PER_DOC)));
     expect(db.prepare(`SELECT count(*), count(DISTINCT id) FROM ${t.lists}`).raw().get()).toEqual([DOCS * PER_DOC, DOCS * PER_DOC]);
+    // Exact assignment: every vector is in the list of its nearest centroid (brute force here).
+    const state = loadIvf(db, 1, DIMS)!;
+    const idOf = new Map((db.prepare('SELECT b.id AS block, bv.vector_id AS id FROM block_vectors bv JOIN blocks b ON b.rowid = bv.block_rowid').all() as { block: string; id: number }[]).map((r) => [r.id, r.block]));
+    const rows = db.prepare(`SELECT list, id FROM ${t.lists}`).all() as { list: number; id: number }[];
+    expect(rows).toHaveLength(DOCS * PER_DOC);
+    for (const { list, id } of rows) {
+      const v = vectors.get(idOf.get(id)!)!;
+      let best = 0;
+      for (let c = 1; c < state.lists; c++) if (cosine(v, state.centroids.subarray(c * DIMS, (c + 1) * DIMS)) > cosine(v, state.centroids.subarray(best * DIMS, (best + 1) * DIMS))) best = c;
+      expect(list).toBe(best);
+      expect(nearestCentroid(state.index, v)).toBe(best);
+    }
     db.close();
   });
 
-  test('filters apply before ranking on the quantized index: k results of the filter, the exact ones for a small filter', async () => {
-    const { store, vectors, point } = await structuredLibrary();
+  test('filters apply before ranking on the quantized index: k results of the filter, exactly the exact top k for a small filter', async () => {
+    const { file, store, vectors, point } = await structuredLibrary();
     await store.setQuantization(space, 'binary');
+    const db = new Database(file, { readonly: true });
+    const limit = exactFilterLimit(loadIvf(db, 1, DIMS)!);
+    db.close();
     const random = rng(8);
     const docOf = (id: string) => Number(/^d(\d+)-/.exec(id)![1]);
     const filters: [VectorFilter, (id: string) => boolean][] = [
       [{ docId: 'doc-d4' }, (id) => docOf(id) === 4],
+      [{ docId: ['doc-d4', 'doc-d7'] }, (id) => docOf(id) === 4 || docOf(id) === 7],
+      [{ path: '/lib/md/d1' }, (id) => docOf(id) === 1],
       [{ format: 'pdf' }, (id) => docOf(id) % 3 === 0],
       [{ path: '/lib/md/**' }, (id) => docOf(id) % 3 !== 0],
       [{ docId: ['doc-d1', 'doc-d2'], pageFrom: 1, pageTo: 3 }, () => false], // contractWrite blocks have no pages
     ];
+    let small = 0;
     for (const [filter, keep] of filters) {
-      const q = point(random);
-      for (const k of [1, 10, 40]) {
-        const got = (await store.vectorCandidates(space, q, k, filter)).map((c) => c.block.id);
-        const matching = [...vectors.keys()].filter(keep);
-        expect(got).toHaveLength(Math.min(k, matching.length));
-        for (const id of got) expect(keep(id)).toBe(true);
-        // One document is a small filter: searched exactly within it when the window misses it.
-        if (filter.docId === 'doc-d4') expect(got.filter((id) => exactTop(vectors, q, k, keep).includes(id)).length).toBeGreaterThanOrEqual(Math.floor(k * 0.9));
+      const matching = [...vectors.keys()].filter(keep);
+      // The small filters are ranked exactly; the large ones (a third and two thirds) are not.
+      if (matching.length <= limit) small++;
+      let hits = 0;
+      let wanted = 0;
+      for (let i = 0; i < 5; i++) {
+        const q = point(random);
+        for (const k of [1, 10, 40]) {
+          const got = (await store.vectorCandidates(space, q, k, filter)).map((c) => c.block.id);
+          expect(got).toHaveLength(Math.min(k, matching.length));
+          for (const id of got) expect(keep(id)).toBe(true);
+          const exact = exactTop(vectors, q, k, keep);
+          if (matching.length <= limit) expect(got).toEqual(exact);
+          hits += got.filter((id) => exact.includes(id)).length;
+          wanted += exact.length;
+        }
       }
+      if (wanted > 0) expect(hits / wanted).toBeGreaterThanOrEqual(0.9);
     }
+    expect(small).toBe(4);
     await store.close();
   });
 
   test('writes keep the index in step: new vectors are found, removed ones are gone, growth re-trains, check agrees', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
-    const point = generator(9, 6);
+    const vectorsOf = generator(9, 6);
+    const point = (r: () => number) => vectorsOf.point(r);
     const random = rng(10);
     const add = async (name: string, n: number) => {
       const write = contractWrite(name, Array.from({ length: n }, (_, i) => `${name} ${i}`));

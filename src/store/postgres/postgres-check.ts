@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { CheckFinding, CheckRepair, CheckScope } from '../check.js';
+import { unreferencedOriginals } from './postgres-originals.js';
 
 /**
  * The Postgres store's checks (every row, on one snapshot): blocks without index rows, document
@@ -54,6 +55,15 @@ export async function inspect(client: pg.PoolClient): Promise<{ checked: CheckSc
   checked.push({ check: 'block-count', what: 'the indexed block count against the blocks', scope: 'full', items: 1 });
   if (counted !== blocks) {
     found.push({ check: 'block-count', severity: 'error', message: `the index counts ${counted} blocks, the library holds ${blocks}`, count: Math.abs(counted - blocks), examples: [], repairable: true });
+  }
+
+  // Originals kept in the database that no document keeps: put for a write that failed or was
+  // killed before its commit. Leftovers, not damage: repair deletes those older than an hour.
+  const originals = Number((await client.query('SELECT count(*) AS n FROM originals')).rows[0].n);
+  const unreferenced = await unreferencedOriginals(client);
+  checked.push({ check: 'original-unreferenced', what: "every original in the database is some document's", scope: 'full', items: originals });
+  if (unreferenced.length > 0) {
+    found.push({ check: 'original-unreferenced', severity: 'leftover', message: `${unreferenced.length} original(s) in the database are no document's`, count: unreferenced.length, examples: unreferenced.slice(0, 5).map((o) => o.docId.slice(0, 12)), repairable: true });
   }
   return { checked, found };
 }

@@ -9,6 +9,9 @@ import type pg from 'pg';
  * stream, reading fetches one part at a time into a Readable.
  */
 
+/** How a document's `original` names an original kept in the database. */
+export const STORE_ORIGINAL_PREFIX = 'store:';
+
 /** Bytes per stored part (bytea values this size are stored out of line, compressed when that helps). */
 export const PART_BYTES = 1024 * 1024;
 
@@ -43,4 +46,18 @@ export async function readOriginal(pool: pg.Pool, docId: string): Promise<Readab
     }
   }
   return Readable.from(pieces(), { objectMode: false });
+}
+
+/** Deletes the original of `docId` unless a document keeps it (its parts cascade). */
+export async function dropOriginal(client: pg.PoolClient | pg.Pool, docId: string): Promise<void> {
+  await client.query('DELETE FROM originals o WHERE o.doc_id = $1 AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.original = $2)', [docId, `${STORE_ORIGINAL_PREFIX}${docId}`]);
+}
+
+/** The originals no document keeps: id, size and when each was put. */
+export async function unreferencedOriginals(client: pg.PoolClient): Promise<{ docId: string; bytes: number; createdAt: string }[]> {
+  const { rows } = await client.query<{ doc_id: string; bytes: string; created_at: string }>(
+    'SELECT o.doc_id, o.bytes, o.created_at FROM originals o WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.original = $1 || o.doc_id) ORDER BY o.doc_id',
+    [STORE_ORIGINAL_PREFIX],
+  );
+  return rows.map((r) => ({ docId: r.doc_id, bytes: Number(r.bytes), createdAt: r.created_at }));
 }

@@ -5,15 +5,15 @@ import type { Document } from '../../document/types.js';
 import { GroundworkError, isGroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import type {
-  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentHead, DocumentWrite, DocumentWriter, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, WriteResult, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreOpenOptions, StoreStats,
   StoredDocument, TextCandidate, VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
-import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
+import { FRESH_UNREFERENCED_MS, mergeReports, type CheckRepair, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import { inspect, rebuiltRepair } from './postgres-check.js';
 import { DEFAULT_SCHEMA, type PostgresStoreSpec } from './postgres-definition.js';
 import { createJob, getJob, listJobs, updateJob } from './postgres-jobs.js';
 import { indexEntry, IndexDelta, type IndexEntry } from './postgres-fts.js';
-import { readOriginal, writeOriginal } from './postgres-originals.js';
+import { dropOriginal, readOriginal, STORE_ORIGINAL_PREFIX, unreferencedOriginals, writeOriginal } from './postgres-originals.js';
 import { BLOCK_COLUMN_TYPES, BLOCK_COLUMNS, blockValues, fromPgText, toBlock, toPgJson, toPgText, toStoredDocument } from './postgres-rows.js';
 import { migrate, quoteIdentifier } from './postgres-schema.js';
 import { PostgresSearch } from './postgres-search.js';
@@ -226,51 +226,130 @@ export class PostgresStore implements LibraryStore {
   }
 
   async writeDocument(write: DocumentWrite): Promise<WriteResult> {
-    const { document: doc } = write;
     return this.transaction(async (client): Promise<WriteResult> => {
       const delta = new IndexDelta();
-      // Stored already with the same configuration (another process had the same bytes): the same
-      // blocks are there; only this path (and a missing original) is new.
-      const stored = await client.query<{ config_hash: string }>('SELECT config_hash FROM documents WHERE id = $1 FOR UPDATE', [doc.id]);
-      if (stored.rows[0]?.config_hash === write.configHash) {
-        if (write.original) await client.query('UPDATE documents SET original = $2 WHERE id = $1 AND original IS NULL', [doc.id, write.original]);
-        const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
-        await delta.apply(client);
-        return { ...replaced, written: false };
+      const written = await this.startRows(client, write, delta);
+      if (written) {
+        for (let from = 0; from < write.blocks.length; from += INSERT_BATCH) {
+          await this.insertBatch(client, write.blocks.slice(from, from + INSERT_BATCH), write.indexTexts?.slice(from, from + INSERT_BATCH), delta);
+        }
       }
-      // The document row first: a second writer of the same content waits here for the first to commit.
-      const { rows } = await client.query<{ existed: boolean }>(
-        `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT (id) DO UPDATE SET format = excluded.format, mime = excluded.mime, title = excluded.title, language = excluded.language,
-           page_count = excluded.page_count, metadata = excluded.metadata, warnings = excluded.warnings, strategy = excluded.strategy,
-           config_hash = excluded.config_hash, tables = excluded.tables, images = excluded.images,
-           original = coalesce(excluded.original, documents.original)
-         RETURNING (xmax <> 0) AS existed`,
-        [
-          doc.id, doc.format, doc.mime, toPgText(doc.title ?? null), doc.language ?? null, doc.pageCount ?? null, doc.source.bytes,
-          toPgJson(doc.metadata ?? {}), toPgJson(doc.warnings ?? []), write.strategy, write.configHash,
-          doc.elements.filter((e) => e.kind === 'table').length, doc.elements.filter((e) => e.kind === 'image').length,
-          write.original, new Date().toISOString(),
-        ],
-      );
-      // Re-chunking with another configuration replaces the document's blocks; its paths stay.
-      if (rows[0]!.existed) await this.deleteBlocks(client, doc.id, delta);
-      for (let from = 0; from < write.blocks.length; from += INSERT_BATCH) {
-        const blocks = write.blocks.slice(from, from + INSERT_BATCH);
-        const bodies = blocks.map((block, i) => write.indexTexts?.[from + i] ?? blockIndexText(block));
-        await this.insertBlocks(client, blocks, bodies, delta);
-      }
-      if (write.parseCacheKey) {
-        await client.query(
-          'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document, created_at = excluded.created_at',
-          [write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString()],
-        );
-      }
-      const replaced = write.path ? await this.putPath(client, write.path, delta) : { replacedDocId: null };
-      await delta.apply(client);
-      return { ...replaced, written: true };
+      return this.finishRows(client, write, delta, written);
     });
+  }
+
+  /**
+   * A streamed write: a connection of its own holds one transaction (READ COMMITTED) from
+   * `beginDocument` to `commit`, and the blocks are inserted into it as they come, so no reader
+   * sees any of them before the commit, and a rollback, a lost connection or a killed process
+   * leaves nothing. The document's row is locked (or inserted) at the start: a second writer of the
+   * same content waits there for this one to end. Unlike `writeDocument`, a transaction that loses
+   * a deadlock is not run again (its blocks are gone): the write fails and the caller may retry.
+   */
+  async beginDocument(head: DocumentHead): Promise<DocumentWriter> {
+    const client = await this.connect();
+    const delta = new IndexDelta();
+    let state: 'open' | 'done' = 'open';
+    const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+      state = 'done';
+      try {
+        await client.query(sql);
+      } finally {
+        client.release();
+      }
+    };
+    const fail = async (error: unknown): Promise<never> => {
+      if (state === 'open') await end('ROLLBACK').catch(() => undefined);
+      throw this.translate(error);
+    };
+    let written: boolean;
+    try {
+      await client.query('BEGIN');
+      written = await this.startRows(client, head, delta);
+    } catch (error) {
+      return fail(error);
+    }
+    const ensureOpen = () => {
+      if (state !== 'open') throw new GroundworkError('INVALID_OPTIONS', `the streamed write of document ${head.document.id.slice(0, 12)} is already committed or aborted`, { file: this.location });
+    };
+    return {
+      addBlocks: async (blocks, indexTexts) => {
+        ensureOpen();
+        // Content stored already with this configuration: its blocks are there; only the path is written.
+        if (!written) return;
+        try {
+          for (let from = 0; from < blocks.length; from += INSERT_BATCH) {
+            await this.insertBatch(client, blocks.slice(from, from + INSERT_BATCH), indexTexts?.slice(from, from + INSERT_BATCH), delta);
+          }
+        } catch (error) {
+          await fail(error);
+        }
+      },
+      commit: async () => {
+        ensureOpen();
+        try {
+          const result = await this.finishRows(client, head, delta, written);
+          await end('COMMIT');
+          return result;
+        } catch (error) {
+          return fail(error);
+        }
+      },
+      abort: async () => {
+        if (state === 'open') await end('ROLLBACK').catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * The start of a document's write: false when the content is stored with this configuration
+   * already (its row is then locked, and only the path will be written); else the document's row
+   * is written (a second writer of the same content waits here for the first to commit) and the
+   * blocks of another configuration deleted.
+   */
+  private async startRows(client: pg.PoolClient, head: DocumentHead, delta: IndexDelta): Promise<boolean> {
+    const { document: doc } = head;
+    const stored = await client.query<{ config_hash: string }>('SELECT config_hash FROM documents WHERE id = $1 FOR UPDATE', [doc.id]);
+    if (stored.rows[0]?.config_hash === head.configHash) return false;
+    const { rows } = await client.query<{ existed: boolean }>(
+      `INSERT INTO documents (id, format, mime, title, language, page_count, bytes, metadata, warnings, strategy, config_hash, tables, images, original, added_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       ON CONFLICT (id) DO UPDATE SET format = excluded.format, mime = excluded.mime, title = excluded.title, language = excluded.language,
+         page_count = excluded.page_count, metadata = excluded.metadata, warnings = excluded.warnings, strategy = excluded.strategy,
+         config_hash = excluded.config_hash, tables = excluded.tables, images = excluded.images,
+         original = coalesce(excluded.original, documents.original)
+       RETURNING (xmax <> 0) AS existed`,
+      [
+        doc.id, doc.format, doc.mime, toPgText(doc.title ?? null), doc.language ?? null, doc.pageCount ?? null, doc.source.bytes,
+        toPgJson(doc.metadata ?? {}), toPgJson(doc.warnings ?? []), head.strategy, head.configHash,
+        doc.elements.filter((e) => e.kind === 'table').length, doc.elements.filter((e) => e.kind === 'image').length,
+        head.original, new Date().toISOString(),
+      ],
+    );
+    // Re-chunking with another configuration replaces the document's blocks; its paths stay.
+    if (rows[0]!.existed) await this.deleteBlocks(client, doc.id, delta);
+    return true;
+  }
+
+  private async insertBatch(client: pg.PoolClient, blocks: readonly Block[], indexTexts: readonly string[] | undefined, delta: IndexDelta): Promise<void> {
+    if (blocks.length === 0) return;
+    await this.insertBlocks(client, blocks, blocks.map((block, i) => indexTexts?.[i] ?? blockIndexText(block)), delta);
+  }
+
+  /** The end of a document's write: the parse-cache entry (when written), the path, the index statistics. */
+  private async finishRows(client: pg.PoolClient, head: DocumentHead, delta: IndexDelta, written: boolean): Promise<WriteResult> {
+    const { document: doc } = head;
+    if (!written) {
+      if (head.original) await client.query('UPDATE documents SET original = $2 WHERE id = $1 AND original IS NULL', [doc.id, head.original]);
+    } else if (head.parseCacheKey) {
+      await client.query(
+        'INSERT INTO parse_cache (key, doc_id, document, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO UPDATE SET doc_id = excluded.doc_id, document = excluded.document, created_at = excluded.created_at',
+        [head.parseCacheKey, doc.id, head.parseBlob ?? encodeParse(doc), new Date().toISOString()],
+      );
+    }
+    const replaced = head.path ? await this.putPath(client, head.path, delta) : { replacedDocId: null };
+    await delta.apply(client);
+    return { ...replaced, written };
   }
 
   async setOriginal(docId: string, original: string | null): Promise<boolean> {
@@ -472,6 +551,12 @@ export class PostgresStore implements LibraryStore {
     return `${STORE_ORIGINAL_PREFIX}${docId}`;
   }
 
+  async dropOriginal(docId: string): Promise<void> {
+    await dropOriginal(this.pool, docId).catch((error: unknown) => {
+      throw this.translate(error);
+    });
+  }
+
   /** The kept original of `docId` as a stream, or undefined when the store holds none. */
   async openOriginal(docId: string): Promise<Readable | undefined> {
     return readOriginal(this.pool, docId).catch((error: unknown) => {
@@ -544,15 +629,48 @@ export class PostgresStore implements LibraryStore {
     let repairs: CheckReport['repairs'] = [];
     let remaining = first.found;
     if (options.repair && first.found.some((f) => f.repairable)) {
-      const blocks = await this.transaction(async (client) => {
-        await client.query('LOCK TABLE blocks, block_terms, postings, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
-        await rebuildIndex(client, undefined);
-        return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
-      });
-      repairs = [rebuiltRepair(blocks)];
+      if (first.found.some((f) => f.repairable && f.check !== 'original-unreferenced')) {
+        const blocks = await this.transaction(async (client) => {
+          await client.query('LOCK TABLE blocks, block_terms, postings, term_df, fts_lengths, index_stats IN EXCLUSIVE MODE');
+          await rebuildIndex(client, undefined);
+          return Number((await client.query('SELECT count(*) AS n FROM blocks')).rows[0].n);
+        });
+        repairs.push(rebuiltRepair(blocks));
+      }
+      if (first.found.some((f) => f.check === 'original-unreferenced')) repairs.push(...(await this.dropUnreferencedOriginals()));
       remaining = (await inspectAll()).found;
     }
     return mergeReports(options, [{ checked: first.checked, found: first.found, repairs, remaining, durationMs: Math.round(performance.now() - started) }]);
+  }
+
+  /**
+   * Deletes the originals no document keeps, except those put in the last FRESH_UNREFERENCED_MS
+   * (an ingest may be about to commit the document that keeps it).
+   */
+  private async dropUnreferencedOriginals(): Promise<CheckRepair[]> {
+    const client = await this.connect();
+    let removed = 0;
+    let fresh = 0;
+    try {
+      const now = Date.now();
+      for (const original of await unreferencedOriginals(client)) {
+        if (now - Date.parse(original.createdAt) < FRESH_UNREFERENCED_MS) fresh++;
+        else {
+          await dropOriginal(client, original.docId);
+          removed++;
+        }
+      }
+    } catch (error) {
+      throw this.translate(error);
+    } finally {
+      client.release();
+    }
+    const repairs: CheckRepair[] = [];
+    if (removed > 0) repairs.push({ check: 'original-unreferenced', action: `deleted ${removed} original(s) in the database that were no document's`, count: removed });
+    if (fresh > 0) {
+      repairs.push({ check: 'original-unreferenced', action: `kept ${fresh} original(s) no document keeps, put in the last ${FRESH_UNREFERENCED_MS / 60_000} minutes (an ingest may be about to commit them; a later repair deletes them)`, count: 0 });
+    }
+    return repairs;
   }
 
   async putVectors(space: VectorSpace, entries: readonly VectorEntry[]): Promise<{ stored: number; linked: number }> {
@@ -647,7 +765,7 @@ export class PostgresStore implements LibraryStore {
 }
 
 /** How a document's `original` names an original kept inside the store. */
-export const STORE_ORIGINAL_PREFIX = 'store:';
+export { STORE_ORIGINAL_PREFIX };
 
 const DOCUMENT_SELECT = `SELECT d.*, (SELECT count(*) FROM blocks b WHERE b.doc_id = d.id) AS block_count,
   ARRAY(SELECT p.path FROM paths p WHERE p.doc_id = d.id ORDER BY p.path) AS path_list FROM documents d`;

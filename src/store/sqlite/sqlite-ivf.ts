@@ -7,18 +7,21 @@ import type Database from 'better-sqlite3';
  *
  * - `vec_i<slot>` (one row): the partition's version, the vector count it was trained at, the
  *   current count, and the mean vector (binary codes are signs around it);
- * - `vec_c<slot>`: `lists` centroids (k-means on a sample of the float vectors, unit length), each
- *   in one of about sqrt(lists) groups (k-means of the centroids), so assigning a vector compares
- *   it with the group centres and the centroids of its best ASSIGN_GROUPS groups, not with all;
- * - `vec_l<slot>` (list, id, code): every vector of the model under its nearest centroid, with its
+ * - `vec_c<slot>`: `lists` centroids (spherical k-means on a sample of SAMPLE_PER_LIST float vectors
+ *   per list, unit length; the `grp` column is unused since layout 2);
+ * - `vec_l<slot>` (list, id, code): every vector of the model under its nearest centroid (exactly
+ *   the nearest: a projection bounds which centroids can be, see `nearestCentroid`), with its
  *   quantized code (int8: the vector scaled to the int8 range; binary: the signs of vector - mean);
  * - `vec_r<slot>` (id, emb): a copy of the float vectors in a plain table, for the exact rescoring
  *   (a point read from sqlite-vec's vec0 costs about half a millisecond, one from a table a few
  *   microseconds): the file grows by 4 x dimensions bytes per vector while quantized.
  *
- * A query compares itself with every centroid, probes the best `NPROBE` lists (more while they hold
- * fewer than the candidates wanted), ranks their codes in SQL (sqlite-vec's scalar distance
- * functions, in C), and the caller rescores the best candidates exactly from the float vectors.
+ * A query compares itself with every centroid, probes the best `probesFor(lists)` lists (a share of
+ * them, PROBE_SHARE, at least MIN_PROBES: a fixed count would be a shrinking share as the library
+ * grows; more while they hold fewer than the candidates wanted), ranks their codes in SQL
+ * (sqlite-vec's scalar distance functions, in C), and the caller rescores the best candidates
+ * exactly from the float vectors. The probe settings are read at query time (IVF_SEARCH), so a
+ * trained partition can be measured with others.
  * Writes keep it in step in the same transaction as the vectors: `put` assigns new vectors, prune
  * deletes their rows, and once the model has grown to RETRAIN_GROWTH times the count it was trained
  * at, the next write trains it again (amortised: each vector is re-assigned O(1) times).
@@ -26,13 +29,24 @@ import type Database from 'better-sqlite3';
 
 export type Coded = 'int8' | 'binary';
 
-/** Lists probed per query (at least; more while the probed lists hold fewer candidates than wanted). */
-export const NPROBE = 16;
-/** Groups of centroids a new vector is compared in, when assigned to a list. */
-const ASSIGN_GROUPS = 3;
+/**
+ * Lists probed per query: `probeShare` of the lists, at least `minProbes` (more while the probed
+ * lists hold fewer candidates than wanted). Mutable for the benchmark's sweeps; chosen by
+ * measurement (bench/vectors.ts, docs/retrieval.md).
+ */
+export const IVF_SEARCH = { minProbes: 16, probeShare: 0.05 };
+/** The lists a query probes first, of `lists`. */
+export function probesFor(lists: number): number {
+  return Math.min(lists, Math.max(IVF_SEARCH.minProbes, Math.ceil(IVF_SEARCH.probeShare * lists)));
+}
+/**
+ * The layout and training of the partition: a benchmark's cached trained library is stale when this
+ * changes (2: exact assignment, SAMPLE_PER_LIST 32).
+ */
+export const IVF_LAYOUT = 2;
 /** Training sample per list (k-means iterations: KMEANS_ITERATIONS). */
-const SAMPLE_PER_LIST = 12;
-const KMEANS_ITERATIONS = 5;
+const SAMPLE_PER_LIST = 32;
+const KMEANS_ITERATIONS = 6;
 const MAX_LISTS = 4096;
 /** The next write trains again once the model has this many times the vectors it was trained at. */
 export const RETRAIN_GROWTH = 4;
@@ -46,10 +60,8 @@ export interface IvfState {
   mean: Float32Array;
   /** lists x dims, unit rows. */
   centroids: Float32Array;
-  /** The group of each list, and the unit centre of each group. */
-  groupOf: Int32Array;
-  groups: Float32Array;
-  members: number[][];
+  /** The centroids prepared for exact assignment. */
+  index: CentroidIndex;
 }
 
 export const ivfTables = (slot: number) => ({ info: `vec_i${slot}`, centroids: `vec_c${slot}`, lists: `vec_l${slot}`, floats: `vec_r${slot}` });
@@ -101,14 +113,22 @@ function unitCopy(v: Float32Array): Float32Array {
   return out;
 }
 
-/** k-means (spherical: unit centres, cosine) of `points` (count x dims, flat) into k centres. */
-function kmeans(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
+/** k-means (spherical: unit centres, cosine) of `points` (count x dims, flat) into k centres, assigning exactly (`nearestCentroid`). */
+export function kmeans(points: Float32Array, count: number, dims: number, k: number, iterations: number): Float32Array {
+  return kmeansWith(points, count, dims, k, iterations, (centres) => {
+    const index = centroidIndex(centres, k, dims);
+    return (p) => nearestCentroid(index, points, p * dims);
+  });
+}
+
+function kmeansWith(points: Float32Array, count: number, dims: number, k: number, iterations: number, assigner: (centres: Float32Array) => (p: number) => number): Float32Array {
   const centres = new Float32Array(k * dims);
   // Spread initial centres over the sample (it is already a stride over the vectors).
   for (let c = 0; c < k; c++) centres.set(points.subarray(Math.floor((c * count) / k) * dims, (Math.floor((c * count) / k) + 1) * dims), c * dims);
   const assignment = new Int32Array(count);
   for (let it = 0; it < iterations; it++) {
-    for (let p = 0; p < count; p++) assignment[p] = nearest(points, p * dims, centres, k, dims);
+    const nearestOf = assigner(centres);
+    for (let p = 0; p < count; p++) assignment[p] = nearestOf(p);
     const sums = new Float32Array(k * dims);
     const sizes = new Int32Array(k);
     for (let p = 0; p < count; p++) {
@@ -138,26 +158,112 @@ function nearest(v: Float32Array, vo: number, centres: Float32Array, k: number, 
   return best;
 }
 
-/** The list a unit vector belongs to: the best centroid within its ASSIGN_GROUPS best groups. */
-export function assign(state: IvfState, v: Float32Array): number {
-  const { dims, groups, members, centroids } = state;
-  const groupCount = members.length;
-  if (groupCount <= ASSIGN_GROUPS) return nearest(v, 0, centroids, state.lists, dims);
-  const scores: { g: number; s: number }[] = [];
-  for (let g = 0; g < groupCount; g++) scores.push({ g, s: dot(v, 0, groups, g * dims, dims) });
-  scores.sort((a, b) => b.s - a.s);
-  let best = 0;
-  let bestScore = -Infinity;
-  for (let i = 0; i < ASSIGN_GROUPS; i++) {
-    for (const c of members[scores[i]!.g]!) {
-      const s = dot(v, 0, centroids, c * dims, dims);
-      if (s > bestScore) {
-        bestScore = s;
-        best = c;
+/**
+ * Unit centroids prepared for `nearestCentroid`: an orthonormal basis of (most of) their span,
+ * PROJECTION_DIMS vectors by pivoted Gram-Schmidt (the centroid with the largest residual next),
+ * each centroid's coordinates in it, and the norm of what the basis misses of each centroid.
+ */
+export interface CentroidIndex {
+  lists: number;
+  dims: number;
+  centroids: Float32Array;
+  basisSize: number;
+  /** basisSize x dims, orthonormal rows. */
+  basis: Float32Array;
+  /** lists x basisSize. */
+  projected: Float32Array;
+  residual: Float64Array;
+}
+
+/** Basis vectors of the projection that bounds the centroid search. */
+const PROJECTION_DIMS = 32;
+
+export function centroidIndex(centroids: Float32Array, lists: number, dims: number): CentroidIndex {
+  const m = Math.min(PROJECTION_DIMS, lists, dims);
+  const basis = new Float32Array(m * dims);
+  const rest = Float64Array.from(centroids.subarray(0, lists * dims));
+  const norm2 = new Float64Array(lists);
+  for (let c = 0; c < lists; c++) for (let i = 0; i < dims; i++) norm2[c]! += rest[c * dims + i]! ** 2;
+  let size = 0;
+  for (; size < m; size++) {
+    let pivot = 0;
+    for (let c = 1; c < lists; c++) if (norm2[c]! > norm2[pivot]!) pivot = c;
+    const length = Math.sqrt(norm2[pivot]!);
+    if (length < 1e-6) break;
+    for (let i = 0; i < dims; i++) basis[size * dims + i] = rest[pivot * dims + i]! / length;
+    for (let c = 0; c < lists; c++) {
+      let s = 0;
+      for (let i = 0; i < dims; i++) s += rest[c * dims + i]! * basis[size * dims + i]!;
+      let n = 0;
+      for (let i = 0; i < dims; i++) {
+        rest[c * dims + i]! -= s * basis[size * dims + i]!;
+        n += rest[c * dims + i]! ** 2;
       }
+      norm2[c] = n;
+    }
+  }
+  const projected = new Float32Array(lists * size);
+  const residual = new Float64Array(lists);
+  for (let c = 0; c < lists; c++) {
+    let inside = 0;
+    for (let j = 0; j < size; j++) {
+      const s = dot(centroids, c * dims, basis, j * dims, dims);
+      projected[c * size + j] = s;
+      inside += s * s;
+    }
+    let total = 0;
+    for (let i = 0; i < dims; i++) total += centroids[c * dims + i]! ** 2;
+    residual[c] = Math.sqrt(Math.max(0, total - inside));
+  }
+  return { lists, dims, centroids, basisSize: size, basis: basis.subarray(0, size * dims), projected, residual };
+}
+
+/**
+ * The exactly nearest centroid of the unit vector at `v[vo..]` (the highest dot product; the lower
+ * list on a tie), without comparing it with most centroids in full: with P the projection on the
+ * basis and R what it misses, v.c = Pv.Pc + Rv.Rc <= Pv.Pc + |Rv| |Rc| (Cauchy-Schwarz), so a
+ * centroid whose bound is below the best dot product found cannot be the nearest. Only the
+ * centroids the bound cannot rule out are compared in full (a few, on embedding-like vectors).
+ */
+export function nearestCentroid(index: CentroidIndex, v: Float32Array, vo = 0): number {
+  const { dims, lists, centroids, basisSize: m, basis, projected, residual } = index;
+  if (m === 0) return 0;
+  const pv = new Float64Array(m);
+  let inside = 0;
+  for (let j = 0; j < m; j++) {
+    pv[j] = dot(v, vo, basis, j * dims, dims);
+    inside += pv[j]! * pv[j]!;
+  }
+  let total = 0;
+  for (let i = 0; i < dims; i++) total += v[vo + i]! * v[vo + i]!;
+  const rv = Math.sqrt(Math.max(0, total - inside));
+  const bounds = new Float64Array(lists);
+  let top = 0;
+  for (let c = 0; c < lists; c++) {
+    let s = 0;
+    const o = c * m;
+    for (let j = 0; j < m; j++) s += pv[j]! * projected[o + j]!;
+    bounds[c] = s + rv * residual[c]!;
+    if (bounds[c]! > bounds[top]!) top = c;
+  }
+  let best = top;
+  let bestScore = dot(v, vo, centroids, top * dims, dims);
+  // Rounding (float32 centroids, float64 bounds): rule out only what is worse by more than this.
+  const slack = 1e-4;
+  for (let c = 0; c < lists; c++) {
+    if (c === top || bounds[c]! < bestScore - slack) continue;
+    const s = dot(v, vo, centroids, c * dims, dims);
+    if (s > bestScore || (s === bestScore && c < best)) {
+      bestScore = s;
+      best = c;
     }
   }
   return best;
+}
+
+/** The list a unit vector belongs to: its nearest centroid. */
+export function assign(state: IvfState, v: Float32Array): number {
+  return nearestCentroid(state.index, v, 0);
 }
 
 /** The lists in order of their centroid's similarity to the query (unit). */
@@ -189,19 +295,6 @@ export function codeDistance(quantization: Coded): string {
   return quantization === 'binary' ? 'vec_distance_hamming(vec_bit(code), vec_bit(?))' : 'vec_distance_cosine(vec_int8(code), vec_int8(?))';
 }
 
-function groupsOf(centroids: Float32Array, lists: number, dims: number, groupOf: Int32Array): { groups: Float32Array; members: number[][] } {
-  const count = Math.max(0, ...groupOf) + 1;
-  const groups = new Float32Array(count * dims);
-  const members: number[][] = Array.from({ length: count }, () => []);
-  for (let c = 0; c < lists; c++) {
-    const g = groupOf[c]!;
-    members[g]!.push(c);
-    for (let i = 0; i < dims; i++) groups[g * dims + i]! += centroids[c * dims + i]!;
-  }
-  for (let g = 0; g < count; g++) normalise(groups, g * dims, dims);
-  return { groups, members };
-}
-
 /** Reads the partition (undefined when the slot has none). */
 export function loadIvf(db: Database.Database, slot: number, dims: number): IvfState | undefined {
   if (!ivfExists(db, slot)) return undefined;
@@ -209,13 +302,11 @@ export function loadIvf(db: Database.Database, slot: number, dims: number): IvfS
   const info = db.prepare(`SELECT version, trained, count, lists, mean FROM ${t.info}`).get() as { version: number; trained: number; count: number; lists: number; mean: Buffer } | undefined;
   if (!info) return undefined;
   const centroids = new Float32Array(info.lists * dims);
-  const groupOf = new Int32Array(info.lists);
-  for (const row of db.prepare(`SELECT list, grp, centroid FROM ${t.centroids} ORDER BY list`).all() as { list: number; grp: number; centroid: Buffer }[]) {
+  for (const row of db.prepare(`SELECT list, centroid FROM ${t.centroids} ORDER BY list`).all() as { list: number; centroid: Buffer }[]) {
     if (row.list < 0 || row.list >= info.lists) continue;
     centroids.set(floats(row.centroid), row.list * dims);
-    groupOf[row.list] = row.grp;
   }
-  return { version: info.version, lists: info.lists, dims, trained: info.trained, count: info.count, mean: floats(info.mean), centroids, groupOf, ...groupsOf(centroids, info.lists, dims, groupOf) };
+  return { version: info.version, lists: info.lists, dims, trained: info.trained, count: info.count, mean: floats(info.mean), centroids, index: centroidIndex(centroids, info.lists, dims) };
 }
 
 /** The partition's version (changes whenever it is trained), to know when a cached copy is stale. */
@@ -282,10 +373,6 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
   const meanVector = Float32Array.from(mean, (x) => (seen === 0 ? 0 : x / seen));
   const centroids = taken === 0 ? new Float32Array(dims) : kmeans(sample, taken, dims, Math.max(1, Math.min(lists, taken)), KMEANS_ITERATIONS);
   const realLists = Math.max(1, Math.min(lists, taken));
-  const groupCount = Math.max(1, Math.round(Math.sqrt(realLists)));
-  const groupCentres = kmeans(centroids, realLists, dims, groupCount, KMEANS_ITERATIONS);
-  const groupOf = new Int32Array(realLists);
-  for (let c = 0; c < realLists; c++) groupOf[c] = nearest(centroids, c * dims, groupCentres, groupCount, dims);
   const version = Math.floor(Math.random() * 2 ** 31);
 
   db.exec(`CREATE TABLE ${t.info} (version INTEGER NOT NULL, trained INTEGER NOT NULL, count INTEGER NOT NULL, lists INTEGER NOT NULL, quantization TEXT NOT NULL, mean BLOB NOT NULL);
@@ -294,8 +381,8 @@ export function trainIvf(db: Database.Database, slot: number, dims: number, quan
     CREATE TABLE ${t.floats} (id INTEGER PRIMARY KEY, emb BLOB NOT NULL);`);
   db.prepare(`INSERT INTO ${t.info} VALUES (?, ?, ?, ?, ?, ?)`).run(version, seen, seen, realLists, quantization, bytesOf(meanVector));
   const insertCentroid = db.prepare(`INSERT INTO ${t.centroids} VALUES (?, ?, ?)`);
-  for (let c = 0; c < realLists; c++) insertCentroid.run(c, groupOf[c]!, bytesOf(centroids.slice(c * dims, (c + 1) * dims)));
-  const state: IvfState = { version, lists: realLists, dims, trained: seen, count: seen, mean: meanVector, centroids: centroids.slice(0, realLists * dims), groupOf, ...groupsOf(centroids, realLists, dims, groupOf) };
+  for (let c = 0; c < realLists; c++) insertCentroid.run(c, 0, bytesOf(centroids.slice(c * dims, (c + 1) * dims)));
+  const state: IvfState = { version, lists: realLists, dims, trained: seen, count: seen, mean: meanVector, centroids: centroids.slice(0, realLists * dims), index: centroidIndex(centroids.slice(0, realLists * dims), realLists, dims) };
   const insert = db.prepare(`INSERT INTO ${t.lists} (list, id, code) VALUES (?, ?, ?)`);
   const insertFloat = db.prepare(`INSERT INTO ${t.floats} (id, emb) VALUES (?, ?)`);
   for (const [id, vector] of floatVectors(db, slot, dims)) {
@@ -343,7 +430,7 @@ export function ivfCandidates(db: Database.Database, slot: number, state: IvfSta
   const order = probeOrder(state, q);
   const code = codeOf(quantization, q, state.mean);
   const sql = `SELECT id, ${codeDistance(quantization)} AS distance FROM ${ivfTables(slot).lists} WHERE list IN (SELECT value FROM json_each(?)) ORDER BY distance, id LIMIT ?`;
-  for (let probes = Math.min(NPROBE, order.length); ; probes = Math.min(order.length, probes * 2)) {
+  for (let probes = Math.min(probesFor(state.lists), order.length); ; probes = Math.min(order.length, probes * 2)) {
     const rows = statement(sql).all(code, JSON.stringify(order.slice(0, probes)), n) as { id: number; distance: number }[];
     if (rows.length >= n || probes >= order.length) return rows;
   }

@@ -6,7 +6,7 @@ import { GroundworkError } from '../../errors.js';
 import { ANALYZER_VERSION, blockIndexText } from '../../search/analyze.js';
 import { mergeReports, type CheckReport, type ResolvedCheckOptions } from '../check.js';
 import type {
-  Block, BlockWithPath, DocumentDump, DocumentWrite, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
+  Block, BlockWithPath, DocumentDump, DocumentHead, DocumentWrite, DocumentWriter, JobPatch, JobQuery, JobRecord, JobState, LibraryStore, OutlineBlock, PathRecord, RankedBlock, SearchFilter, StoreCapabilities, StoreDefinition, StoreStats,
   StoredDocument, TextCandidate, WriteResult,
   VectorCandidate, VectorEntry, VectorFilter, VectorQuantization, VectorSpace, VectorStats,
 } from '../types.js';
@@ -49,6 +49,9 @@ export interface SqliteStoreOptions {
 
 /** Set by `SqliteStore.open`: the constructor leaves the migration to the asynchronous path. */
 const MIGRATE_LATER = Symbol('migrate later');
+
+/** Staged blocks read back per page by a streamed write's commit. */
+const STAGE_PAGE = 256;
 
 /** Rows per page of block iteration. */
 const BLOCK_PAGE = 512;
@@ -286,63 +289,129 @@ export class SqliteStore implements LibraryStore {
   }
 
   async writeDocument(write: DocumentWrite): Promise<WriteResult> {
-    const { document: doc } = write;
-    return this.lock.run((): WriteResult => {
-      this.fts.discard();
-      const stored = this.documentRow(doc.id);
-      // Stored meanwhile with the same configuration (another process had the same bytes): the
-      // same blocks are there already; only this path is new.
-      if (stored && stored.configHash === write.configHash) {
-        if (write.original) this.stmts.keepOriginal.run(write.original, doc.id);
-        return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: false };
-      }
-      // Re-chunking with another configuration replaces the document's blocks; its paths stay.
-      if (stored) this.deleteDocumentRows(doc.id, { keepDocument: true });
-      this.stmts.upsertDocument.run({
-        id: doc.id,
-        format: doc.format,
-        mime: doc.mime,
-        title: doc.title ?? null,
-        language: doc.language ?? null,
-        pageCount: doc.pageCount ?? null,
-        bytes: doc.source.bytes,
-        metadata: JSON.stringify(doc.metadata ?? {}),
-        warnings: JSON.stringify(doc.warnings ?? []),
-        strategy: write.strategy,
-        configHash: write.configHash,
-        tables: doc.elements.filter((e) => e.kind === 'table').length,
-        images: doc.elements.filter((e) => e.kind === 'image').length,
-        original: write.original,
-        addedAt: new Date().toISOString(),
-      });
-      write.blocks.forEach((block, i) => {
-        const info = this.stmts.insertBlock.run({
-          id: block.id,
-          docId: block.docId,
-          ordinal: block.ordinal,
-          kind: block.kind,
-          text: block.text,
-          headingPath: JSON.stringify(block.headingPath),
-          pageStart: block.pageStart,
-          pageEnd: block.pageEnd,
-          bboxes: block.bboxes ? JSON.stringify(block.bboxes) : null,
-          start: block.start,
-          end: block.end,
-          chars: block.chars,
-          tokens: block.tokens,
-          table: block.table ? JSON.stringify(block.table) : null,
-          speaker: block.speaker,
-          timeStart: block.time ? block.time[0] : null,
-          timeEnd: block.time ? block.time[1] : null,
-          strategy: block.strategy,
-          configHash: block.configHash,
+    return this.lock.run(() =>
+      this.writeRows(write, () => {
+        write.blocks.forEach((block, i) => {
+          const info = this.stmts.insertBlock.run(blockRow(block));
+          this.fts.add(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
         });
-        this.fts.add(info.lastInsertRowid, write.indexTexts?.[i] ?? blockIndexText(block));
-      });
-      this.fts.flush();
-      if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString());
-      return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
+      }),
+    );
+  }
+
+  /**
+   * A streamed write: the blocks go into a TEMP table of this connection as they come, with their
+   * search analysis made then (SQLite's temp database, a file of its own deleted when the
+   * connection closes, so a killed process leaves nothing and no other connection ever sees them;
+   * writing it takes no write lock on the library). `commit` then moves them into the library in one
+   * write transaction (`INSERT ... SELECT`, inside SQLite) and indexes them from their staged
+   * analysis, a page at a time. The write lock is held only for that transaction, never while the
+   * blocks arrive, and no block is analysed under it.
+   */
+  async beginDocument(head: DocumentHead): Promise<DocumentWriter> {
+    if (this.db.readonly) throw new GroundworkError('UNSUPPORTED', 'the library was opened read-only', { file: this.location });
+    if (!this.staging) {
+      this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS staged_blocks (stage INTEGER NOT NULL, seq INTEGER NOT NULL, ${BLOCK_COLUMNS.map((c) => `${c.column} ${c.type}`).join(', ')}, index_text TEXT NOT NULL, PRIMARY KEY (stage, seq))`);
+      const names = BLOCK_COLUMNS.map((c) => c.column).join(', ');
+      this.staging = {
+        put: this.db.prepare(`INSERT INTO temp.staged_blocks (stage, seq, ${names}, index_text) VALUES (@stage, @seq, ${BLOCK_COLUMNS.map((c) => `@${c.param}`).join(', ')}, @indexText)`),
+        move: this.db.prepare(`INSERT INTO main.blocks (${names}) SELECT ${names} FROM temp.staged_blocks WHERE stage = ? ORDER BY seq`),
+        page: this.db.prepare('SELECT s.seq, b.rowid AS row_id, s.index_text FROM temp.staged_blocks s JOIN main.blocks b ON b.id = s.id WHERE s.stage = ? AND s.seq > ? ORDER BY s.seq LIMIT ?'),
+        drop: this.db.prepare('DELETE FROM temp.staged_blocks WHERE stage = ?'),
+      };
+    }
+    const staging = this.staging;
+    const stage = this.nextStage++;
+    let seq = 0;
+    let state: 'open' | 'done' = 'open';
+    const drop = () => {
+      state = 'done';
+      if (this.db.open) staging.drop.run(stage);
+    };
+    const ensureOpen = () => {
+      if (state !== 'open') throw new GroundworkError('INVALID_OPTIONS', `the streamed write of document ${head.document.id.slice(0, 12)} is already committed or aborted`, { file: this.location });
+    };
+    return {
+      addBlocks: async (blocks, indexTexts) => {
+        ensureOpen();
+        try {
+          const rows = blocks.map((block, i) => ({ ...blockRow(block), stage, seq: seq + i, indexText: indexTexts?.[i] ?? blockIndexText(block) }));
+          // One transaction on the temp database only: no library lock is taken.
+          this.db.transaction(() => {
+            for (const row of rows) staging.put.run(row);
+          })();
+          seq += blocks.length;
+        } catch (error) {
+          drop();
+          throw new GroundworkError('IO', `cannot stage the blocks of document ${head.document.id.slice(0, 12)}: ${(error as Error).message}`, { file: this.location, cause: error });
+        }
+      },
+      commit: async () => {
+        ensureOpen();
+        try {
+          return await this.lock.run(() =>
+            this.writeRows(head, () => {
+              staging.move.run(stage);
+              for (let after = -1; ; ) {
+                const rows = staging.page.all(stage, after, STAGE_PAGE) as { seq: number; row_id: number; index_text: string }[];
+                for (const row of rows) this.fts.add(row.row_id, row.index_text);
+                if (rows.length < STAGE_PAGE) return;
+                after = rows[rows.length - 1]!.seq;
+              }
+            }),
+          );
+        } finally {
+          drop();
+        }
+      },
+      abort: async () => {
+        if (state === 'open') drop();
+      },
+    };
+  }
+
+  private staging: { put: Database.Statement; move: Database.Statement; page: Database.Statement; drop: Database.Statement } | undefined;
+  private nextStage = 0;
+
+  /**
+   * One document's write inside the caller's write transaction: the path only when the content is
+   * stored with this configuration already, else the document row, the blocks with their index
+   * rows (`insertBlocks`), the parse-cache entry and the path.
+   */
+  private writeRows(head: DocumentHead, insertBlocks: () => void): WriteResult {
+    const write = head;
+    const { document: doc } = write;
+    this.fts.discard();
+    const stored = this.documentRow(doc.id);
+    // Stored meanwhile with the same configuration (another process had the same bytes): the
+    // same blocks are there already; only this path is new.
+    if (stored && stored.configHash === write.configHash) {
+      if (write.original) this.stmts.keepOriginal.run(write.original, doc.id);
+      return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: false };
+    }
+    // Re-chunking with another configuration replaces the document's blocks; its paths stay.
+    if (stored) this.deleteDocumentRows(doc.id, { keepDocument: true });
+    this.stmts.upsertDocument.run({
+      id: doc.id,
+      format: doc.format,
+      mime: doc.mime,
+      title: doc.title ?? null,
+      language: doc.language ?? null,
+      pageCount: doc.pageCount ?? null,
+      bytes: doc.source.bytes,
+      metadata: JSON.stringify(doc.metadata ?? {}),
+      warnings: JSON.stringify(doc.warnings ?? []),
+      strategy: write.strategy,
+      configHash: write.configHash,
+      tables: doc.elements.filter((e) => e.kind === 'table').length,
+      images: doc.elements.filter((e) => e.kind === 'image').length,
+      original: write.original,
+      addedAt: new Date().toISOString(),
     });
+    insertBlocks();
+    this.fts.flush();
+    if (write.parseCacheKey) this.stmts.putParse.run(write.parseCacheKey, doc.id, write.parseBlob ?? encodeParse(doc), new Date().toISOString());
+    return { replacedDocId: write.path ? this.putPath(write.path).replacedDocId : null, written: true };
   }
 
   async setOriginal(docId: string, original: string | null): Promise<boolean> {
@@ -660,5 +729,38 @@ function toBlock(row: Row): Block {
     time: row.time_start !== null && row.time_start !== undefined ? [row.time_start, row.time_end] : null,
     strategy: row.strategy,
     configHash: row.config_hash,
+  };
+}
+
+/** The blocks table's columns as a block fills them (`blockRow`): column, its type, the statement parameter. */
+const BLOCK_COLUMNS = [
+  ['id', 'TEXT', 'id'], ['doc_id', 'TEXT', 'docId'], ['ordinal', 'INTEGER', 'ordinal'], ['kind', 'TEXT', 'kind'], ['text', 'TEXT', 'text'],
+  ['heading_path', 'TEXT', 'headingPath'], ['page_start', 'INTEGER', 'pageStart'], ['page_end', 'INTEGER', 'pageEnd'], ['bboxes', 'TEXT', 'bboxes'],
+  ['start', 'INTEGER', 'start'], ['"end"', 'INTEGER', 'end'], ['chars', 'INTEGER', 'chars'], ['tokens', 'INTEGER', 'tokens'], ['table_rows', 'TEXT', 'table'],
+  ['speaker', 'TEXT', 'speaker'], ['time_start', 'REAL', 'timeStart'], ['time_end', 'REAL', 'timeEnd'], ['strategy', 'TEXT', 'strategy'], ['config_hash', 'TEXT', 'configHash'],
+].map(([column, type, param]) => ({ column: column!, type: type!, param: param! }));
+
+/** A block's values for the `insertBlock` statement (and the staging table), by parameter name. */
+function blockRow(block: Block): Record<string, unknown> {
+  return {
+    id: block.id,
+    docId: block.docId,
+    ordinal: block.ordinal,
+    kind: block.kind,
+    text: block.text,
+    headingPath: JSON.stringify(block.headingPath),
+    pageStart: block.pageStart,
+    pageEnd: block.pageEnd,
+    bboxes: block.bboxes ? JSON.stringify(block.bboxes) : null,
+    start: block.start,
+    end: block.end,
+    chars: block.chars,
+    tokens: block.tokens,
+    table: block.table ? JSON.stringify(block.table) : null,
+    speaker: block.speaker,
+    timeStart: block.time ? block.time[0] : null,
+    timeEnd: block.time ? block.time[1] : null,
+    strategy: block.strategy,
+    configHash: block.configHash,
   };
 }

@@ -15,6 +15,7 @@
  * The search library is built once and cached under os.tmpdir() (keyed by a version string and
  * the block count); delete groundwork-bench-library-* there to rebuild it.
  */
+import { mulberry32 } from '../test/fuzz/prng.js';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -230,16 +231,7 @@ export function sentencePool(datasets: string[], lang: 'en' | 'zh'): Sentence[] 
 }
 
 /** Deterministic PRNG (mulberry32): the same blocks on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng = mulberry32;
 
 /**
  * Block n: consecutive sentences from a random place in one language's pool (half English, half

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { opendir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { getChunker } from '../chunkers/registry.js';
@@ -6,7 +5,7 @@ import { finding, FRESH_UNREFERENCED_MS, type CheckFinding, type CheckReport, ty
 import type { LibraryStore, StoredDocument } from '../store/types.js';
 import { getTokenizer } from '../tokens/index.js';
 import type { TokenizerName } from '../tokens/types.js';
-import { commitOriginal, copyVerified, hashFile, isOriginalName, originalPath, processAlive, STORE_ORIGINAL, tempCopyOf, type StagedOriginal } from './originals.js';
+import { commitOriginal, copyVerified, hashFile, hashStream, isOriginalName, originalPath, processAlive, STORE_ORIGINAL, tempCopyOf, type StagedOriginal } from './originals.js';
 
 /** A part of a check report (src/store/check.ts `mergeReports` makes the whole). */
 type Part = Omit<CheckReport, 'ok' | 'repair' | 'full'>;
@@ -266,12 +265,5 @@ export async function checkSettings(store: LibraryStore, _options: ResolvedCheck
 /** The sha256 and size of an original the store holds, read through it; undefined when it holds none. */
 async function storeOriginal(store: LibraryStore, docId: string): Promise<{ hash: string; bytes: number } | undefined> {
   const stream = await store.openOriginal?.(docId);
-  if (!stream) return undefined;
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of stream) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  }
-  return { hash: hash.digest('hex'), bytes };
+  return stream ? hashStream(stream) : undefined;
 }

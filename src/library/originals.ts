@@ -49,14 +49,19 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** sha256 (hex) and size of a file, streamed. */
 /** How a document's `original` names an original the store holds (see StoredDocument.original). */
 export const STORE_ORIGINAL = 'store:';
 
+/** sha256 (hex) and size of a file, streamed. */
 export async function hashFile(path: string): Promise<{ hash: string; bytes: number }> {
+  return hashStream(createReadStream(path));
+}
+
+/** The sha256 (hex) and length of a stream's bytes, read to its end. */
+export async function hashStream(stream: AsyncIterable<unknown>): Promise<{ hash: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const chunk of createReadStream(path)) {
+  for await (const chunk of stream) {
     hash.update(chunk as Buffer);
     bytes += (chunk as Buffer).length;
   }

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../fuzz/prng.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
@@ -14,17 +15,7 @@ import { corpusDir, evalDir, hasShared, sharedSkipReason } from '../helpers.js';
  * INVALID_OPTIONS exactly where LangChain crashes. Every span must also point at its text.
  */
 
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 type Rng = () => number;
 const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));

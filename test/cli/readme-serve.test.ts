@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../helpers.js';
-import { CLI_ENTRY, runCli, SAMPLES } from './cli.js';
+import { runCli, SAMPLES, spawnServe } from './cli.js';
 
 /**
  * The README's third command (issue 13): `groundwork serve` on the demo library, the `curl` search
@@ -37,18 +36,10 @@ describe('README: the third command', () => {
     const ingest = await runCli(['ingest', SAMPLES, '--library', library]);
     expect(ingest.code, ingest.stderr).toBe(0);
 
-    const args = serve.map((a) => (a === DEMO_LIBRARY ? library : a));
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args, '--port', '0'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
+    const args = serve.slice(1).map((a) => (a === DEMO_LIBRARY ? library : a));
+    const server = await spawnServe(args);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString('utf8');
-          const match = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-          if (match) resolve(match[1]!);
-        });
-        child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-      });
+      const { url } = server;
       // curl -s localhost:7700/v1/search -H 'content-type: application/json' -d '{...}'
       const response = await fetch(`${url}${curl.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(curl.body) });
       expect(response.status).toBe(200);
@@ -63,9 +54,7 @@ describe('README: the third command', () => {
       const documents = await (await fetch(`${url}/v1/documents`)).json() as { total: number };
       expect(documents.total).toBeGreaterThanOrEqual(8);
     } finally {
-      const exited = new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await server.stop()).toBe(0);
     }
   }, 180_000);
 });

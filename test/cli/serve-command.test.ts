@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../helpers.js';
 import { parseCommandArgs } from '../../src/cli/args.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { serveCommand, serveSettingsFrom } from '../../src/cli/serve-command.js';
-import { CLI_ENTRY, runCli } from './cli.js';
+import { runCli, spawnServe } from './cli.js';
 
 function recorder(): CliIO & { outText(): string; errText(): string } {
   let out = '';
@@ -21,23 +19,12 @@ function recorder(): CliIO & { outText(): string; errText(): string } {
 describe('groundwork serve (spawned)', () => {
   it('serves until SIGTERM, then stops cleanly with exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-serve-cli-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, 'serve', '--library', dir, '--port', '0'], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString('utf8');
-        const match = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (match) resolve(match[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-    const health = await fetch(`${url}/healthz`);
+    const server = await spawnServe(['--library', dir]);
+    const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as { status: string }).status).toBe('ok');
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(stderr).toContain('groundwork: stopped');
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toContain('groundwork: stopped');
   });
 
   it('mints a key: the key on stdout, only its hash in the line to keep', async () => {

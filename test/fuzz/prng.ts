@@ -107,3 +107,18 @@ export class Prng {
     return out;
   }
 }
+
+/**
+ * mulberry32: a tiny seeded generator of floats in [0, 1), for fixtures and benchmarks that need
+ * the same sequence everywhere (their cached libraries depend on it: never change its output).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -107,12 +107,6 @@ const FAULTS: Fault[] = [
     inject: (dir) => tamper(dir, (db) => db.exec('DELETE FROM term_df WHERE term = (SELECT term FROM term_df ORDER BY term LIMIT 1 OFFSET 10)')),
   },
   {
-    name: 'a posting deleted (the ranking would miss that block for that term)',
-    finds: 'postings',
-    severity: 'error',
-    inject: (dir) => tamper(dir, (db) => db.exec('DELETE FROM postings WHERE rowid = (SELECT rowid FROM postings ORDER BY term, rowid LIMIT 1 OFFSET 20) AND term = (SELECT term FROM postings ORDER BY term, rowid LIMIT 1 OFFSET 20)')),
-  },
-  {
     name: "index_stats' block count tampered",
     finds: 'index-stats',
     severity: 'error',

@@ -29,7 +29,7 @@ import { indexedRowCount, LENGTH_COLUMNS, lengthColumn, lengthStatsReader, MIN_R
 export const SAMPLE_BLOCKS = 1000;
 
 /** Checks whose problems a rebuild of the index from the blocks fixes. */
-const INDEX_CHECKS = new Set(['index-analyzer', 'index-rows', 'index-stats', 'term-df', 'postings', 'fts-lengths', 'index-content', 'fts-structure']);
+const INDEX_CHECKS = new Set(['index-analyzer', 'index-rows', 'index-stats', 'term-df', 'fts-lengths', 'index-content', 'fts-structure']);
 
 type Row = Record<string, any>;
 
@@ -98,14 +98,6 @@ export function inspect(db: Database.Database, full: boolean, random: () => numb
   checked.push({ check: 'term-df', what: "term_df equals the index's own document frequency, every term", scope: 'full', items: dfMismatch.terms });
   if (dfMismatch.count > 0) {
     found.push(finding('term-df', 'error', `${dfMismatch.count} term(s) have a term_df other than the index's document frequency`, dfMismatch.count, dfMismatch.examples));
-  }
-
-  // The postings BM25 is computed from (sqlite-postings.ts): as many rows per term as the index's
-  // own document frequency (compared with the index, not term_df, so each fault is named once).
-  const postingsMismatch = compareCounts(db, '(SELECT term, count(*) AS doc FROM postings GROUP BY term)', vocabulary(db));
-  checked.push({ check: 'postings', what: "the postings table holds the index's number of blocks for every term", scope: 'full', items: postingsMismatch.terms });
-  if (postingsMismatch.count > 0) {
-    found.push(finding('postings', 'error', `${postingsMismatch.count} term(s) have another number of postings than the index has blocks for them`, postingsMismatch.count, postingsMismatch.examples));
   }
 
   const lengths = lengthStatsReader(db)();
@@ -196,15 +188,6 @@ function compareDf(db: Database.Database, left: string, leftName: string): { cou
   const count = db.prepare(`SELECT count(*) FROM (${diff})`).pluck().get() as number;
   const examples = count === 0 ? [] : (db.prepare(`${diff} LIMIT 5`).all() as Row[]).map((r) => `${JSON.stringify(r.term)}: ${leftName} ${r.expected ?? 0}, term_df ${r.stored ?? 0}`);
   const terms = db.prepare(`SELECT count(*) FROM ${left}`).pluck().get() as number;
-  return { count, terms, examples };
-}
-
-/** Terms whose count differs between two (term, doc) subqueries: the postings' and the index's. */
-function compareCounts(db: Database.Database, postings: string, index: string): { count: number; terms: number; examples: string[] } {
-  const diff = `SELECT coalesce(p.term, v.term) AS term, p.doc AS postings, v.doc AS indexed FROM ${postings} p FULL JOIN ${index} v ON v.term = p.term WHERE p.doc IS NOT v.doc`;
-  const count = db.prepare(`SELECT count(*) FROM (${diff})`).pluck().get() as number;
-  const examples = count === 0 ? [] : (db.prepare(`${diff} LIMIT 5`).all() as Row[]).map((r) => `${JSON.stringify(r.term)}: postings ${r.postings ?? 0}, index ${r.indexed ?? 0}`);
-  const terms = db.prepare(`SELECT count(*) FROM ${postings}`).pluck().get() as number;
   return { count, terms, examples };
 }
 

@@ -43,24 +43,6 @@ export function rankFunction(weights: readonly number[]): string {
   return `bm25(${weights.map((w) => w.toPrecision(12)).join(', ')})`;
 }
 
-/**
- * The index's postings, beside FTS5: one row per (term, block) holding the block's length column
- * and the term's count in it (`entry` = tf * POSTING_COLUMNS + column). FTS5's bm25() costs about
- * 1.3 us per matching row (it walks every phrase's positions through its auxiliary-function API),
- * which at 100k blocks is most of a search; the same BM25 computed here from these rows costs a
- * fraction of that (`PostingsRanker`). Written and deleted with the FTS rows by `FtsIndexWriter`.
- */
-export const CREATE_POSTINGS = 'CREATE TABLE postings (term TEXT NOT NULL, rowid INTEGER NOT NULL, entry INTEGER NOT NULL, PRIMARY KEY (term, rowid)) WITHOUT ROWID';
-
-/** `entry` = tf * POSTING_COLUMNS + column (LENGTH_COLUMNS fits below it). */
-export const POSTING_COLUMNS = 32;
-
-/**
- * The largest tf a posting records (entry < 2^22, which the ranker's packing needs). A block would
- * need 131,071 occurrences of one term to reach it, far beyond any chunk's size.
- */
-export const MAX_POSTING_TF = 2 ** 17 - 1;
-
 /** SQL for the best `@n` rowids of `@match` by BM25 with `@rank` (a `rankFunction` value). */
 export const TOP_ROWIDS_SQL = 'SELECT rowid, rank FROM blocks_fts WHERE blocks_fts MATCH @match AND rank MATCH @rank ORDER BY rank LIMIT @n';
 
@@ -96,16 +78,12 @@ export class FtsIndexWriter {
   private readonly dropTermDf: Database.Statement;
   private readonly addBlocks: Database.Statement;
   private readonly addLengths: Database.Statement;
-  private readonly insertPosting: Database.Statement;
-  private readonly deletePosting: Database.Statement;
   private readonly dfDelta = new Map<string, number>();
   private readonly blockDelta = new Array<number>(LENGTH_COLUMNS).fill(0);
   private readonly termDelta = new Array<number>(LENGTH_COLUMNS).fill(0);
   private tokenDelta = 0;
 
   constructor(db: Database.Database) {
-    this.insertPosting = db.prepare('INSERT INTO postings(term, rowid, entry) VALUES (?, ?, ?)');
-    this.deletePosting = db.prepare('DELETE FROM postings WHERE term = ? AND rowid = ?');
     this.insertRow = COLUMN_NAMES.map((name) => db.prepare(`INSERT INTO blocks_fts(rowid, ${name}) VALUES (?, ?)`));
     this.deleteRow = COLUMN_NAMES.map((name) => db.prepare(`INSERT INTO blocks_fts(blocks_fts, rowid, ${name}) VALUES ('delete', ?, ?)`));
     this.addTermDf = db.prepare('INSERT INTO term_df(term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df');
@@ -123,14 +101,14 @@ export class FtsIndexWriter {
     const terms = termCount(body);
     const col = lengthColumn(terms);
     this.insertRow[col]!.run(rowid, indexedText(body, terms));
-    for (const [term, tf] of this.count(body, col, terms, 1)) this.insertPosting.run(term, rowid, Math.min(tf, MAX_POSTING_TF) * POSTING_COLUMNS + col);
+    this.count(body, col, terms, 1);
   }
 
   remove(rowid: number | bigint, body: string): void {
     const terms = termCount(body);
     const col = lengthColumn(terms);
     this.deleteRow[col]!.run(rowid, indexedText(body, terms));
-    for (const term of this.count(body, col, terms, -1).keys()) this.deletePosting.run(term, rowid);
+    this.count(body, col, terms, -1);
   }
 
   /** Applies the counted statistics; call once per transaction, after the rows. */
@@ -162,15 +140,11 @@ export class FtsIndexWriter {
     this.tokenDelta = 0;
   }
 
-  /** Counts the body into the statistics; returns its distinct terms with their counts. */
-  private count(body: string, col: number, terms: number, sign: 1 | -1): Map<string, number> {
+  private count(body: string, col: number, terms: number, sign: 1 | -1): void {
     this.blockDelta[col]! += sign;
     this.termDelta[col]! += sign * terms;
     this.tokenDelta += sign * Math.max(terms, MIN_ROW_TOKENS);
-    const tf = new Map<string, number>();
-    for (const term of body.split(' ')) if (term !== '') tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const term of tf.keys()) this.dfDelta.set(term, (this.dfDelta.get(term) ?? 0) + sign);
-    return tf;
+    for (const term of new Set(body.split(' '))) if (term !== '') this.dfDelta.set(term, (this.dfDelta.get(term) ?? 0) + sign);
   }
 }
 
@@ -197,7 +171,7 @@ export function indexedRowCount(db: Database.Database): number {
  * layout, and the repair when the analyzer changed (its terms would no longer match the index's).
  */
 export function rebuildIndex(db: Database.Database, onProgress?: (done: number, total: number) => void): void {
-  db.exec(`DROP TABLE IF EXISTS blocks_fts; ${CREATE_BLOCKS_FTS}; DROP TABLE IF EXISTS postings; ${CREATE_POSTINGS};
+  db.exec(`DROP TABLE IF EXISTS blocks_fts; ${CREATE_BLOCKS_FTS};
     DELETE FROM term_df; DELETE FROM fts_lengths; DELETE FROM index_stats WHERE key = 'blocks';`);
   const writer = new FtsIndexWriter(db);
   const total = onProgress ? (db.prepare('SELECT count(*) FROM blocks').pluck().get() as number) : 0;

@@ -149,12 +149,6 @@ export const MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS block_vectors_vector ON block_vectors(slot, vector_id);
   `,
-  // 6: the postings BM25 is computed from (see CREATE_POSTINGS in sqlite-fts.ts): every block is
-  // re-analysed into them, with the index (one pass writes both). A library that ran migration 3
-  // with this Groundwork already has them.
-  (db, onProgress) => {
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'postings'").get()) rebuildIndex(db, onProgress);
-  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

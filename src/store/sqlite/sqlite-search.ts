@@ -3,7 +3,7 @@ import picomatch from 'picomatch';
 import { queryTerms, type TermStats } from '../../search/analyze.js';
 import type { RankedBlock, SearchFilter } from '../types.js';
 import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
-import { PostingsRanker, type RankedRowid } from './sqlite-postings.js';
+import { MemoryRanker, type RankedRowid } from './sqlite-postings.js';
 
 type Row = Record<string, any>;
 
@@ -31,10 +31,13 @@ export class SqliteSearch {
   private readonly blockAt: Database.Statement;
   private readonly allPaths: Database.Statement;
   private readonly statements = new Map<string, Database.Statement>();
-  /** BM25 from the postings table; undefined for a library that predates it, opened read-only (FTS5 ranks then). */
-  private readonly postings: PostingsRanker | undefined;
+  /** BM25 from postings held in memory (a long-lived reader that opted in); FTS5 ranks without it or while it is not current. */
+  private readonly memory: MemoryRanker | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    options: { memoryIndex?: { maxBlocks?: number } | undefined } = {},
+  ) {
     this.termStats = termStatsOf(db);
     this.lengthStats = lengthStatsReader(db);
     this.topRowids = db.prepare(TOP_ROWIDS_SQL);
@@ -47,8 +50,21 @@ export class SqliteSearch {
     this.blockAt = db.prepare('SELECT * FROM blocks WHERE rowid = ?');
     this.blocksAt = db.prepare('SELECT c.key AS position, b.doc_id AS docId, b.ordinal AS ordinal FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value ORDER BY c.key');
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
-    const hasPostings = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'postings'").get() !== undefined;
-    this.postings = hasPostings && this.termStats ? new PostingsRanker(db) : undefined;
+    this.memory = options.memoryIndex && this.termStats ? new MemoryRanker(db, options.memoryIndex.maxBlocks) : undefined;
+  }
+
+  /** Resolves once the in-memory postings are current (true), or false when there are none (budget, no opt-in). */
+  async memoryReady(): Promise<boolean> {
+    return this.memory ? this.memory.settled() : false;
+  }
+
+  close(): void {
+    this.memory?.close();
+  }
+
+  /** `fn` in one read snapshot: the postings' freshness check and the blocks read see one state. */
+  private snapshot<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : this.db.transaction(fn).deferred();
   }
 
   /**
@@ -57,6 +73,10 @@ export class SqliteSearch {
    * document passes the path filter.
    */
   blockRows(query: string, k: number, filter: SearchFilter = {}): Row[] {
+    return this.snapshot(() => this.blockRowsIn(query, k, filter));
+  }
+
+  private blockRowsIn(query: string, k: number, filter: SearchFilter): Row[] {
     const terms = queryTerms(query, this.termStats);
     if (terms.length === 0) return [];
     const conditions = this.conditions(filter);
@@ -66,9 +86,13 @@ export class SqliteSearch {
 
   /** The order `blockRows(query, k)` returns, as (docId, ordinal, score) only. */
   rank(query: string, k: number): RankedBlock[] {
+    return this.snapshot(() => this.rankIn(query, k));
+  }
+
+  private rankIn(query: string, k: number): RankedBlock[] {
     const terms = queryTerms(query, this.termStats);
     if (terms.length === 0) return [];
-    if (!this.postings) return this.topBlocks.all({ match: matchOf(terms), rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
+    if (!this.memory?.ready()) return this.topBlocks.all({ match: matchOf(terms), rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
     const top = this.top(terms, k);
     if (top.length === 0) return [];
     const rows = this.blocksAt.all({ rowids: JSON.stringify(top.map((t) => t.rowid)) }) as { position: number; docId: string; ordinal: number }[];
@@ -76,15 +100,15 @@ export class SqliteSearch {
   }
 
   /**
-   * The best `n` rowids for `terms` by BM25, with their FTS5 rank: from the postings table when the
-   * library has one (the same numbers FTS5's bm25() gives, see sqlite-postings.ts), else from FTS5.
+   * The best `n` rowids for `terms` by BM25, with their FTS5 rank: from the in-memory postings when
+   * they hold the current state (the same numbers FTS5's bm25() gives, see sqlite-postings.ts), else from FTS5.
    */
   private top(terms: readonly string[], n: number): RankedRowid[] {
     const lengths = this.lengthStats();
     // The weights as FTS5 receives them: printed to 12 significant digits by rankFunction.
     const weights = columnWeights(lengths).map((w) => Number(w.toPrecision(12)));
-    if (!this.postings) return this.topRowids.all({ match: matchOf(terms), rank: rankFunction(weights), n }) as RankedRowid[];
-    return this.postings.top(terms, n, weights, { rows: this.termStats!.blocks, tokens: lengths.tokens });
+    if (!this.memory?.ready()) return this.topRowids.all({ match: matchOf(terms), rank: rankFunction(weights), n }) as RankedRowid[];
+    return this.memory.top(terms, n, weights, { rows: this.termStats!.blocks, tokens: lengths.tokens });
   }
 
   /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
@@ -122,8 +146,8 @@ export class SqliteSearch {
     const top = this.top(terms, candidates);
     if (top.length === 0) return [];
     if (!filtered) {
-      // k lookups by rowid: cheaper than a join over json_each at this size. Postings and blocks
-      // are written in one transaction, and searchText reads both in one snapshot.
+      // k lookups by rowid: cheaper than a join over json_each at this size (the ranking and the
+      // blocks are read in one snapshot, and the postings were current in it).
       const rows: Row[] = [];
       for (const t of top) {
         const row = this.blockAt.get(t.rowid) as Row | undefined;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { blockIndexText, queryTerms } from '../../src/search/analyze.js';
+import { queryTerms } from '../../src/search/analyze.js';
 import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL } from '../../src/store/sqlite/sqlite-fts.js';
 import { SqliteSearch, termStatsOf } from '../../src/store/sqlite/sqlite-search.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -42,18 +42,7 @@ function fts5Rank(db: Database.Database, query: string, k: number): { docId: str
     .all({ match, rank: rankFunction(columnWeights(lengthStatsReader(db)())), n: k }) as { docId: string; ordinal: number; score: number }[];
 }
 
-/** The postings the store should hold: every block re-analysed, (term, rowid) -> tf. */
-function expectedPostings(db: Database.Database): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const row of db.prepare('SELECT rowid, heading_path, text FROM blocks').all() as { rowid: number; heading_path: string; text: string }[]) {
-    for (const term of blockIndexText({ headingPath: JSON.parse(row.heading_path), text: row.text }).split(' ')) {
-      if (term !== '') out.set(`${term}\u0000${row.rowid}`, (out.get(`${term}\u0000${row.rowid}`) ?? 0) + 1);
-    }
-  }
-  return out;
-}
-
-describe('SQLite BM25 from the postings table', () => {
+describe('SQLite BM25 from in-memory postings', () => {
   test('ranks exactly as FTS5 bm25() does (same blocks, same order, bit-identical scores), after writes, re-chunks and removals', async () => {
     const file = libraryFile();
     const store = new SqliteStore(file);
@@ -68,13 +57,8 @@ describe('SQLite BM25 from the postings table', () => {
 
     const db = new Database(file, { readonly: true });
     try {
-      // The table holds what the blocks say, no more (removed blocks left nothing behind).
-      const expected = expectedPostings(db);
-      const stored = db.prepare('SELECT term, rowid, entry FROM postings').all() as { term: string; rowid: number; entry: number }[];
-      expect(stored.length).toBe(expected.size);
-      for (const p of stored) expect(Math.floor(p.entry / 32)).toBe(expected.get(`${p.term}\u0000${p.rowid}`));
-
-      const search = new SqliteSearch(db);
+      const search = new SqliteSearch(db, { memoryIndex: {} });
+      expect(await search.memoryReady()).toBe(true);
       const asked = queries(texts);
       expect(asked.length).toBeGreaterThan(50);
       let compared = 0;
@@ -99,7 +83,8 @@ describe('SQLite BM25 from the postings table', () => {
     await store.close();
     const db = new Database(file, { readonly: true });
     try {
-      const search = new SqliteSearch(db);
+      const search = new SqliteSearch(db, { memoryIndex: {} });
+      expect(await search.memoryReady()).toBe(true);
       for (const query of queries(texts).slice(0, 40)) {
         const reference = fts5Rank(db, query, 10);
         const rows = search.blockRows(query, 10);
@@ -112,6 +97,68 @@ describe('SQLite BM25 from the postings table', () => {
       }
     } finally {
       db.close();
+    }
+  });
+
+  test('a reader holding the postings never serves a removed document; after a removal and a re-ingest it rebuilds and still equals FTS5', async () => {
+    const file = libraryFile();
+    const writer = new SqliteStore(file);
+    const texts = paragraphs();
+    for (let i = 0; i * 10 < texts.length; i++) await writer.writeDocument(documentWrite(`d${i}`, texts.slice(i * 10, (i + 1) * 10)));
+    // The reader a server's search worker is: another connection, read-only, postings in memory.
+    const reader = new SqliteStore(file, { readonly: true, memoryIndex: true });
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(await reader.memoryIndexReady()).toBe(true);
+      const asked = queries(texts).slice(0, 30);
+      const same = async () => {
+        for (const query of asked) expect(await reader.rankText(query, 20), query).toEqual(fts5Rank(db, query, 20));
+      };
+      await same();
+      // A query whose best hit is in d3: removed, it must not come back, even before any rebuild.
+      const words = texts[30]!.split(/\s+/).filter((w) => w.length > 3).slice(0, 6).join(' ');
+      expect((await reader.rankText(words, 5)).some((r) => r.docId === 'doc-d3')).toBe(true);
+      await writer.removeDocument('doc-d3');
+      expect((await reader.rankText(words, 50)).some((r) => r.docId === 'doc-d3')).toBe(false);
+      expect((await reader.searchText(words, 50)).some((c) => c.block.docId === 'doc-d3')).toBe(false);
+      await same();
+      expect(await reader.memoryIndexReady()).toBe(true);
+      expect((await reader.rankText(words, 50)).some((r) => r.docId === 'doc-d3')).toBe(false);
+      await same();
+      // Re-ingested under another configuration (its blocks replaced): back, ranked as FTS5 ranks it.
+      await writer.writeDocument(documentWrite('d3', texts.slice(30, 40), { configHash: 'again' }));
+      await same();
+      expect(await reader.memoryIndexReady()).toBe(true);
+      await same();
+      expect((await reader.rankText(words, 5)).some((r) => r.docId === 'doc-d3')).toBe(true);
+      // The writer's own connection (its changes are seen through total_changes(), not data_version).
+      const own = new SqliteStore(file, { memoryIndex: true });
+      try {
+        expect(await own.memoryIndexReady()).toBe(true);
+        await own.removeDocument('doc-d3');
+        expect((await own.rankText(words, 50)).some((r) => r.docId === 'doc-d3')).toBe(false);
+        expect(await own.memoryIndexReady()).toBe(true);
+        for (const query of asked) expect(await own.rankText(query, 20), query).toEqual(fts5Rank(db, query, 20));
+      } finally {
+        await own.close();
+      }
+    } finally {
+      db.close();
+      await reader.close();
+      await writer.close();
+    }
+  });
+
+  test('over the budget the store keeps FTS5 (no postings in memory)', async () => {
+    const file = libraryFile();
+    const writer = new SqliteStore(file);
+    await writer.writeDocument(documentWrite('d0', paragraphs().slice(0, 5)));
+    await writer.close();
+    const small = new SqliteStore(file, { readonly: true, memoryIndex: { maxBlocks: 2 } });
+    try {
+      expect(await small.memoryIndexReady()).toBe(false);
+    } finally {
+      await small.close();
     }
   });
 });

@@ -83,7 +83,8 @@ export class MemoryRanker {
     if (this.builtAt !== undefined && this.builtAt === this.state()) return true;
     this.builtAt = undefined;
     if (!this.building && !this.closed) {
-      this.building = this.build().finally(() => {
+      // A failed build leaves FTS5 ranking (the same results); the next change tries again.
+      this.building = this.build().catch(() => undefined).finally(() => {
         this.building = undefined;
       });
     }

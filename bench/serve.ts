@@ -111,12 +111,13 @@ async function searchBench(): Promise<void> {
         // Warm-up rounds until one is no faster than the one before (at most 8): the search
         // workers build their in-memory postings in the background and rank with FTS5 meanwhile.
         let warmups = 0;
-        for (let before = Infinity; warmups < 8; warmups++) {
+        for (let before = 0; warmups < 8; ) {
           const round = await load(queries, CLIENTS, viaHttp);
-          if (round.perSecond <= before * 1.1 && warmups > 0) break;
+          warmups++;
+          if (warmups > 1 && round.perSecond <= before * 1.1) break;
           before = round.perSecond;
         }
-        warmed.push(`${server.args.join(' ')} ${warmups + 1}`);
+        warmed.push(`${server.args.join(' ')} ${warmups}`);
         for (const clients of [1, CLIENTS]) {
           const http = await load(work, clients, viaHttp);
           const a = measured.get(clients)!;

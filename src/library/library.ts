@@ -275,6 +275,14 @@ export class Library {
   }
 
   /** How to open this library's store elsewhere (a worker thread): null when it cannot be (in memory). */
+  /**
+   * Builds the store's in-memory text ranking, where it has one (a search worker's SQLite store):
+   * true once searches use it. Searches give the same results before; this only makes them cheaper.
+   */
+  async warmSearch(): Promise<boolean> {
+    return (await this.store.memoryIndexReady?.()) ?? false;
+  }
+
   get storeSpec(): StoreSpec | null {
     return this.store.spec;
   }

@@ -130,7 +130,10 @@ export class SearchPool implements Searcher {
   static async for(library: Library, size: number = defaultSearchWorkers()): Promise<Searcher> {
     const spec = library.storeSpec;
     if (size <= 0 || !spec || library.storeCapabilities.concurrentWriters) return new InProcessSearcher(library);
-    const pool = new SearchPool(library, { dir: library.dir, spec: { ...spec, readonly: true } });
+    // The workers live as long as the pool: each ranks BM25 from postings it holds in memory
+    // (SQLite; FTS5 until they are built and whenever the library changed since).
+    const workerSpec = spec.kind === 'sqlite' && !('memoryIndex' in spec) ? { ...spec, readonly: true, memoryIndex: true } : { ...spec, readonly: true };
+    const pool = new SearchPool(library, { dir: library.dir, spec: workerSpec });
     try {
       await Promise.all(Array.from({ length: size }, () => pool.start()));
     } catch (error) {

@@ -30,6 +30,8 @@ try {
   send({ type: 'failed', error: toWireError(error) });
   process.exit(1);
 }
+// Built in the background (the worker answers meanwhile, ranking with FTS5).
+void library.warmSearch().catch(() => undefined);
 
 port.on('message', (message: PoolRequest) => {
   if (message.type === 'answer') {

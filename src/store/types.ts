@@ -381,6 +381,12 @@ export interface LibraryStore {
   searchText(query: string, k: number, filter?: SearchFilter): Promise<TextCandidate[]>;
   /** The ranking of `searchText(query, k)` (same order, same scores) without loading the blocks. */
   rankText(query: string, k: number): Promise<RankedBlock[]>;
+  /**
+   * Optional: a store whose text ranking can be made faster in memory for a long-lived reader
+   * (SQLite with `memoryIndex`) builds it and resolves true once searches use it; false when it
+   * has none. The results are the same either way.
+   */
+  memoryIndexReady?(): Promise<boolean>;
 
   /**
    * Stores vectors and links blocks to them, in one transaction. An entry without a vector links

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import picomatch from 'picomatch';
-import { ftsQuery, type TermStats } from '../../search/analyze.js';
+import { queryTerms, type TermStats } from '../../search/analyze.js';
 import type { RankedBlock, SearchFilter } from '../types.js';
 import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL, type LengthStats } from './sqlite-fts.js';
+import { MemoryRanker, type RankedRowid } from './sqlite-postings.js';
 
 type Row = Record<string, any>;
 
@@ -26,10 +27,17 @@ export class SqliteSearch {
   private readonly lengthStats: () => LengthStats;
   private readonly topRowids: Database.Statement;
   private readonly topBlocks: Database.Statement;
+  private readonly blocksAt: Database.Statement;
+  private readonly blockAt: Database.Statement;
   private readonly allPaths: Database.Statement;
   private readonly statements = new Map<string, Database.Statement>();
+  /** BM25 from postings held in memory (a long-lived reader that opted in); FTS5 ranks without it or while it is not current. */
+  private readonly memory: MemoryRanker | undefined;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    options: { memoryIndex?: { maxBlocks?: number } | undefined } = {},
+  ) {
     this.termStats = termStatsOf(db);
     this.lengthStats = lengthStatsReader(db);
     this.topRowids = db.prepare(TOP_ROWIDS_SQL);
@@ -39,7 +47,24 @@ export class SqliteSearch {
       `WITH top AS (${TOP_ROWIDS_SQL})
        SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
+    this.blockAt = db.prepare('SELECT * FROM blocks WHERE rowid = ?');
+    this.blocksAt = db.prepare('SELECT c.key AS position, b.doc_id AS docId, b.ordinal AS ordinal FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value ORDER BY c.key');
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
+    this.memory = options.memoryIndex && this.termStats ? new MemoryRanker(db, options.memoryIndex.maxBlocks) : undefined;
+  }
+
+  /** Resolves once the in-memory postings are current (true), or false when there are none (budget, no opt-in). */
+  async memoryReady(): Promise<boolean> {
+    return this.memory ? this.memory.settled() : false;
+  }
+
+  close(): void {
+    this.memory?.close();
+  }
+
+  /** `fn` in one read snapshot: the postings' freshness check and the blocks read see one state. */
+  private snapshot<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : this.db.transaction(fn).deferred();
   }
 
   /**
@@ -48,18 +73,42 @@ export class SqliteSearch {
    * document passes the path filter.
    */
   blockRows(query: string, k: number, filter: SearchFilter = {}): Row[] {
-    const match = ftsQuery(query, this.termStats);
-    if (!match) return [];
+    return this.snapshot(() => this.blockRowsIn(query, k, filter));
+  }
+
+  private blockRowsIn(query: string, k: number, filter: SearchFilter): Row[] {
+    const terms = queryTerms(query, this.termStats);
+    if (terms.length === 0) return [];
     const conditions = this.conditions(filter);
     if (!conditions) return [];
-    return this.rankedRows(match, k, conditions);
+    return this.rankedRows(terms, k, conditions);
   }
 
   /** The order `blockRows(query, k)` returns, as (docId, ordinal, score) only. */
   rank(query: string, k: number): RankedBlock[] {
-    const match = ftsQuery(query, this.termStats);
-    if (!match) return [];
-    return this.topBlocks.all({ match, rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
+    return this.snapshot(() => this.rankIn(query, k));
+  }
+
+  private rankIn(query: string, k: number): RankedBlock[] {
+    const terms = queryTerms(query, this.termStats);
+    if (terms.length === 0) return [];
+    if (!this.memory?.ready()) return this.topBlocks.all({ match: matchOf(terms), rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
+    const top = this.top(terms, k);
+    if (top.length === 0) return [];
+    const rows = this.blocksAt.all({ rowids: JSON.stringify(top.map((t) => t.rowid)) }) as { position: number; docId: string; ordinal: number }[];
+    return rows.map((row) => ({ docId: row.docId, ordinal: row.ordinal, score: -top[row.position]!.rank }));
+  }
+
+  /**
+   * The best `n` rowids for `terms` by BM25, with their FTS5 rank: from the in-memory postings when
+   * they hold the current state (the same numbers FTS5's bm25() gives, see sqlite-postings.ts), else from FTS5.
+   */
+  private top(terms: readonly string[], n: number): RankedRowid[] {
+    const lengths = this.lengthStats();
+    // The weights as FTS5 receives them: printed to 12 significant digits by rankFunction.
+    const weights = columnWeights(lengths).map((w) => Number(w.toPrecision(12)));
+    if (!this.memory?.ready()) return this.topRowids.all({ match: matchOf(terms), rank: rankFunction(weights), n }) as RankedRowid[];
+    return this.memory.top(terms, n, weights, { rows: this.termStats!.blocks, tokens: lengths.tokens });
   }
 
   /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
@@ -91,12 +140,21 @@ export class SqliteSearch {
    * all) before sorting costs several times more. With filters, the top candidates are filtered;
    * when too few survive and more candidates exist, the full join is the exact answer.
    */
-  private rankedRows(match: string, k: number, conditions: Conditions): Row[] {
+  private rankedRows(terms: readonly string[], k: number, conditions: Conditions): Row[] {
     const filtered = conditions.sql.length > 0;
     const candidates = filtered ? Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES) : k;
-    const rank = rankFunction(columnWeights(this.lengthStats()));
-    const top = this.topRowids.all({ match, rank, n: candidates }) as { rowid: number; rank: number }[];
+    const top = this.top(terms, candidates);
     if (top.length === 0) return [];
+    if (!filtered) {
+      // k lookups by rowid: cheaper than a join over json_each at this size (the ranking and the
+      // blocks are read in one snapshot, and the postings were current in it).
+      const rows: Row[] = [];
+      for (const t of top) {
+        const row = this.blockAt.get(t.rowid) as Row | undefined;
+        if (row) rows.push(Object.assign(row, { rank: t.rank }));
+      }
+      return rows;
+    }
     const where = filtered ? `WHERE ${conditions.sql.join(' AND ')}` : '';
     const rows = this.cached(
       `SELECT b.*, c.key AS position FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value
@@ -104,6 +162,8 @@ export class SqliteSearch {
     ).all({ ...conditions.params, rowids: JSON.stringify(top.map((t) => t.rowid)), k }) as Row[];
     for (const row of rows) row.rank = top[row.position]!.rank;
     if (!filtered || rows.length >= k || top.length < candidates) return rows;
+    const match = matchOf(terms);
+    const rank = rankFunction(columnWeights(this.lengthStats()));
     return this.cached(
       `SELECT b.*, blocks_fts.rank AS rank FROM blocks_fts JOIN blocks b ON b.rowid = blocks_fts.rowid
        JOIN documents d ON d.id = b.doc_id WHERE blocks_fts MATCH @match AND blocks_fts.rank MATCH @rank AND ${conditions.sql.join(' AND ')}
@@ -133,6 +193,11 @@ export function termStatsOf(db: Database.Database): TermStats | undefined {
     },
     df: (term) => (dfOf.get(term) as number | undefined) ?? 0,
   };
+}
+
+/** The FTS5 MATCH expression of kept query terms (as `ftsQuery` writes it). */
+function matchOf(terms: readonly string[]): string {
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {

@@ -32,6 +32,13 @@ export const sqliteStoreSpec = z.strictObject({
    * be migrated already; every write fails. WAL readers read snapshots and never wait for the writer.
    */
   readonly: z.boolean().optional(),
+  /**
+   * Rank BM25 from postings held in memory, built in the background from the stored blocks (for a
+   * long-lived reader: a server's search workers). FTS5 ranks until they are built and whenever the
+   * library changed since (the same results either way). `true`, or the budget: libraries with more
+   * than `maxBlocks` blocks (default 300,000, about 0.5 KB of memory a block) keep FTS5's ranking.
+   */
+  memoryIndex: z.union([z.boolean(), z.strictObject({ maxBlocks: z.number().int().nonnegative().optional() })]).optional(),
 });
 export type SqliteStoreSpec = z.infer<typeof sqliteStoreSpec>;
 
@@ -45,6 +52,8 @@ export interface SqliteStoreOptions {
   lockTimeoutMs?: number;
   /** Read only: no migration, no writes (see `SqliteStoreSpec.readonly`). */
   readonly?: boolean;
+  /** BM25 from in-memory postings (see `SqliteStoreSpec.memoryIndex`). */
+  memoryIndex?: SqliteStoreSpec['memoryIndex'];
 }
 
 /** Set by `SqliteStore.open`: the constructor leaves the migration to the asynchronous path. */
@@ -77,6 +86,7 @@ export class SqliteStore implements LibraryStore {
   private vectors!: SqliteVectors;
   private jobs!: SqliteJobs;
   private indexWriter: FtsIndexWriter | undefined;
+  private readonly memoryIndex: { maxBlocks?: number | undefined } | undefined;
 
   /**
    * Opens the library database `file` (created and migrated as needed), or takes over an open
@@ -98,6 +108,7 @@ export class SqliteStore implements LibraryStore {
     this.spec = this.db.memory ? null : { kind: 'sqlite', file: this.db.name, ...(options.lockTimeoutMs !== undefined && { lockTimeoutMs }), ...(options.readonly && { readonly: true }) };
     this.lock = new WriteLock(this.db, lockTimeoutMs, this.location);
     this.onIndexRebuild = options.onIndexRebuild;
+    this.memoryIndex = options.memoryIndex === true ? {} : options.memoryIndex || undefined;
     try {
       // The busy timeout first: a new file's switch to WAL may have to wait for another process's.
       this.db.pragma(`busy_timeout = ${READ_BUSY_TIMEOUT_MS}`);
@@ -142,7 +153,7 @@ export class SqliteStore implements LibraryStore {
 
   private ready(): void {
     this.stmts = this.prepareStatements();
-    this.search = new SqliteSearch(this.db);
+    this.search = new SqliteSearch(this.db, { memoryIndex: this.memoryIndex });
     const search = this.search;
     this.vectors = new SqliteVectors(this.db, (filter) => search.conditions(filter), loadVectorExtension(this.db), this.location);
     this.jobs = new SqliteJobs(this.db);
@@ -667,7 +678,16 @@ export class SqliteStore implements LibraryStore {
     return this.lock.run(() => this.jobs.update(id, patch, options.ifState));
   }
 
+  /**
+   * Waits for the in-memory postings (`memoryIndex`) to be built for the current state: true when
+   * searches now rank from them, false when the store has none (not opted in, over the budget).
+   */
+  async memoryIndexReady(): Promise<boolean> {
+    return this.search.memoryReady();
+  }
+
   async close(): Promise<void> {
+    this.search?.close();
     this.db.close();
   }
 }
@@ -684,6 +704,7 @@ export const sqliteStoreDefinition: StoreDefinition<SqliteStoreSpec> = {
       ...(options.onIndexRebuild && { onIndexRebuild: options.onIndexRebuild }),
       ...(spec.lockTimeoutMs !== undefined && { lockTimeoutMs: spec.lockTimeoutMs }),
       ...(spec.readonly && { readonly: true }),
+      ...(spec.memoryIndex !== undefined && { memoryIndex: spec.memoryIndex }),
     }),
 };
 

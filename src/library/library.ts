@@ -274,7 +274,6 @@ export class Library {
     return this.store.spec?.kind;
   }
 
-  /** How to open this library's store elsewhere (a worker thread): null when it cannot be (in memory). */
   /**
    * Builds the store's in-memory text ranking, where it has one (a search worker's SQLite store):
    * true once searches use it. Searches give the same results before; this only makes them cheaper.
@@ -283,6 +282,7 @@ export class Library {
     return (await this.store.memoryIndexReady?.()) ?? false;
   }
 
+  /** How to open this library's store elsewhere (a worker thread): null when it cannot be (in memory). */
   get storeSpec(): StoreSpec | null {
     return this.store.spec;
   }

@@ -7,8 +7,8 @@ export { countTokens, encodeWithOffsets, getTokenizer } from './tokens/index.js'
 export type { TokenOffsets, Tokenizer, TokenizerName } from './tokens/types.js';
 export { getChunker, listChunkers, registerChunker, DEFAULT_STRATEGY } from './chunkers/registry.js';
 export type { Chunk, ChunkKind, ChunkerDefinition, CommonChunkOptions } from './chunkers/types.js';
-export { getParser, registerParser, supportedFormats } from './parsers/registry.js';
-export type { ParseInput, ParseOptions, ParserDefinition } from './parsers/types.js';
+export { getParser, parserVersion, registerParser, supportedFormats } from './parsers/registry.js';
+export type { LazyParser, ParseInput, ParseOptions, ParserDefinition } from './parsers/types.js';
 export { detect } from './detect/detect.js';
 export type { Detection } from './detect/types.js';
 export { buildDocument, contentHash, headingPaths } from './document/build.js';

@@ -1,13 +1,13 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { buildDocument, contentHash } from './document/build.js';
-import type { Document, DocumentDraft } from './document/types.js';
+import type { Document, DocumentDraft, Format } from './document/types.js';
 import { detect } from './detect/detect.js';
 import { GroundworkError, isGroundworkError } from './errors.js';
 import { engineLimitError, limitExceeded, resolveParseLimits, withParseLimits, type ParseLimits } from './limits.js';
 import { getParser } from './parsers/registry.js';
 import { resolveReviewOptions } from './parsers/review-options.js';
-import type { ParseOptions } from './parsers/types.js';
+import type { ParseOptions, ParserDefinition } from './parsers/types.js';
 
 export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 
@@ -53,7 +53,7 @@ export async function parse(input: string | Uint8Array, options: ParseOptions = 
   if (detection.encrypted) {
     throw new GroundworkError('ENCRYPTED', `is password-protected (${detection.format === 'unknown' ? 'encrypted Office file' : detection.format}); remove the password and try again`, { file: label });
   }
-  const parser = getParser(detection.format);
+  const parser = await loadParser(detection.format, label);
   if (!parser) {
     throw new GroundworkError('UNSUPPORTED', LEGACY_FORMATS[detection.format] ?? `format '${detection.format}' (${detection.mime}) is not supported yet`, { file: label });
   }
@@ -98,6 +98,15 @@ function asParseError(error: unknown, label: string, format: string, limits: Par
   const limit = engineLimitError(error, limits.maxNesting);
   if (limit) return new GroundworkError(limit.code, limit.message, { file: label, cause: error, ...(limit.limit && { limit: limit.limit }) });
   return new GroundworkError('CORRUPT', `could not be parsed as ${format}: ${(error as Error).message}`, { file: label, cause: error });
+}
+
+/** The format's parser, its code loaded on first use; a module that cannot be loaded means this install cannot read the format. */
+async function loadParser(format: Format, label: string): Promise<ParserDefinition | undefined> {
+  try {
+    return await getParser(format);
+  } catch (cause) {
+    throw new GroundworkError('UNSUPPORTED', `the ${format} parser could not be loaded: ${(cause as Error).message}`, { file: label, cause });
+  }
 }
 
 function tooLarge(size: number, maxBytes: number, file: string): GroundworkError {

@@ -115,7 +115,7 @@ describe('limits: size', () => {
   });
 
   test('a parser that cannot allocate (a string over V8\'s maximum length) is LIMIT_EXCEEDED, not CORRUPT', async () => {
-    const original = getParser('vtt')!;
+    const original = (await getParser('vtt'))!;
     const hungry: ParserDefinition = {
       ...original,
       parse() {

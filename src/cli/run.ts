@@ -1,22 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_STRATEGY, listChunkers } from '../chunkers/registry.js';
 import { supportedFormats } from '../parsers/registry.js';
-import { CHECK_HELP, checkCommand } from './check-command.js';
-import { chunkCommand, chunkHelp } from './chunk-command.js';
-import { DEMO_HELP, demoCommand } from './demo-command.js';
-import { EMBED_HELP, embedCommand } from './embed-command.js';
-import { EVAL_HELP, evalCommand } from './eval-command.js';
-import { INGEST_HELP, ingestCommand } from './ingest-command.js';
 import { EXIT_OK, EXIT_USAGE, type CliIO } from './io.js';
-import { EXPORT_HELP, exportCommand, LS_HELP, lsCommand, RM_HELP, rmCommand, SHOW_HELP, showCommand, STATS_HELP, statsCommand } from './library-commands.js';
-import { MIGRATE_HELP, migrateCommand } from './migrate-command.js';
-import { MCP_HELP, mcpCommand } from './mcp-command.js';
-import { PARSE_HELP, parseCommand } from './parse-command.js';
-import { SEARCH_HELP, searchCommand } from './search-command.js';
-import { SERVE_HELP, serveCommand } from './serve-command.js';
-import { TUNE_HELP, tuneCommand } from './tune-command.js';
-import { JOBS_HELP, jobsCommand } from './jobs-command.js';
-import { WORKER_HELP, workerCommand } from './worker-command.js';
 
 /** package.json sits two levels above this module, in src/cli/ and in dist/cli/ alike. */
 export function version(): string {
@@ -69,26 +54,41 @@ Docs: docs/cli.md
 
 type Command = (argv: readonly string[], io: CliIO) => Promise<number>;
 
-const COMMANDS: Record<string, { run: Command; help: () => string }> = {
-  ingest: { run: ingestCommand, help: () => INGEST_HELP },
-  search: { run: searchCommand, help: () => SEARCH_HELP },
-  embed: { run: embedCommand, help: () => EMBED_HELP },
-  ls: { run: lsCommand, help: () => LS_HELP },
-  show: { run: showCommand, help: () => SHOW_HELP },
-  rm: { run: rmCommand, help: () => RM_HELP },
-  stats: { run: statsCommand, help: () => STATS_HELP },
-  export: { run: exportCommand, help: () => EXPORT_HELP },
-  migrate: { run: migrateCommand, help: () => MIGRATE_HELP },
-  check: { run: checkCommand, help: () => CHECK_HELP },
-  parse: { run: parseCommand, help: () => PARSE_HELP },
-  chunk: { run: chunkCommand, help: chunkHelp },
-  serve: { run: (argv, io) => serveCommand(argv, io), help: () => SERVE_HELP },
-  demo: { run: demoCommand, help: () => DEMO_HELP },
-  eval: { run: evalCommand, help: () => EVAL_HELP },
-  tune: { run: tuneCommand, help: () => TUNE_HELP },
-  worker: { run: workerCommand, help: () => WORKER_HELP },
-  jobs: { run: jobsCommand, help: () => JOBS_HELP },
-  mcp: { run: mcpCommand, help: () => MCP_HELP },
+interface CommandModule {
+  run: Command;
+  help: () => string;
+}
+
+/** A command whose module is loaded when it runs or its help is asked for. */
+function lazy<M>(load: () => Promise<M>, pick: (m: M) => CommandModule): () => Promise<CommandModule> {
+  return async () => pick(await load());
+}
+
+/**
+ * Each command's module is imported only when that command runs: `serve` brings fastify and the
+ * MCP SDK, `eval` and `tune` the evaluation code, and an `ingest` needs none of them (every module
+ * a process loads stays in its memory; docs/robustness.md, "Per process, measured").
+ */
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  ingest: lazy(() => import('./ingest-command.js'), (m) => ({ run: m.ingestCommand, help: () => m.INGEST_HELP })),
+  search: lazy(() => import('./search-command.js'), (m) => ({ run: m.searchCommand, help: () => m.SEARCH_HELP })),
+  embed: lazy(() => import('./embed-command.js'), (m) => ({ run: m.embedCommand, help: () => m.EMBED_HELP })),
+  ls: lazy(() => import('./library-commands.js'), (m) => ({ run: m.lsCommand, help: () => m.LS_HELP })),
+  show: lazy(() => import('./library-commands.js'), (m) => ({ run: m.showCommand, help: () => m.SHOW_HELP })),
+  rm: lazy(() => import('./library-commands.js'), (m) => ({ run: m.rmCommand, help: () => m.RM_HELP })),
+  stats: lazy(() => import('./library-commands.js'), (m) => ({ run: m.statsCommand, help: () => m.STATS_HELP })),
+  export: lazy(() => import('./library-commands.js'), (m) => ({ run: m.exportCommand, help: () => m.EXPORT_HELP })),
+  migrate: lazy(() => import('./migrate-command.js'), (m) => ({ run: m.migrateCommand, help: () => m.MIGRATE_HELP })),
+  check: lazy(() => import('./check-command.js'), (m) => ({ run: m.checkCommand, help: () => m.CHECK_HELP })),
+  parse: lazy(() => import('./parse-command.js'), (m) => ({ run: m.parseCommand, help: () => m.PARSE_HELP })),
+  chunk: lazy(() => import('./chunk-command.js'), (m) => ({ run: m.chunkCommand, help: m.chunkHelp })),
+  serve: lazy(() => import('./serve-command.js'), (m) => ({ run: (argv, io) => m.serveCommand(argv, io), help: () => m.SERVE_HELP })),
+  demo: lazy(() => import('./demo-command.js'), (m) => ({ run: m.demoCommand, help: () => m.DEMO_HELP })),
+  eval: lazy(() => import('./eval-command.js'), (m) => ({ run: m.evalCommand, help: () => m.EVAL_HELP })),
+  tune: lazy(() => import('./tune-command.js'), (m) => ({ run: m.tuneCommand, help: () => m.TUNE_HELP })),
+  worker: lazy(() => import('./worker-command.js'), (m) => ({ run: m.workerCommand, help: () => m.WORKER_HELP })),
+  jobs: lazy(() => import('./jobs-command.js'), (m) => ({ run: m.jobsCommand, help: () => m.JOBS_HELP })),
+  mcp: lazy(() => import('./mcp-command.js'), (m) => ({ run: m.mcpCommand, help: () => m.MCP_HELP })),
 };
 
 /** Runs one command line and returns the exit code; never calls process.exit, so output drains. */
@@ -114,12 +114,12 @@ export async function run(argv: readonly string[], io: CliIO): Promise<number> {
     }
     const command = COMMANDS[topic];
     if (!command) return unknownCommand(io, topic);
-    io.out(command.help());
+    io.out((await command()).help());
     return EXIT_OK;
   }
   const command = COMMANDS[first];
   if (!command) return unknownCommand(io, first);
-  return command.run(rest, io);
+  return (await command()).run(rest, io);
 }
 
 function unknownCommand(io: CliIO, name: string): number {

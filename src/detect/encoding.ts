@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { chardet } from 'jschardet';
+import { createRequire } from 'node:module';
+import type { chardet as Chardet } from 'jschardet';
 
 /**
  * Text encodings: which one a byte stream is in, and its text.
@@ -184,13 +185,26 @@ type LegacyCandidate = (typeof LEGACY_CANDIDATES)[number];
 
 const LATIN_SINGLE_BYTE = new Set(['windows-1252', 'iso-8859-15', 'iso-8859-2', 'windows-1250', 'iso-8859-16', 'iso-8859-3', 'iso-8859-4', 'iso-8859-9', 'windows-1254', 'windows-1257', 'iso-8859-13', 'iso-8859-10', 'iso-8859-14']);
 
+const require = createRequire(import.meta.url);
+let chardet: typeof Chardet | undefined;
+
+/**
+ * jschardet, loaded on the first text that is not UTF-8 (most never need it, and its code and
+ * tables stay in the memory of every process that loads it; docs/robustness.md), synchronously
+ * like the rest of detection: its CommonJS build.
+ */
+function jschardet(): typeof Chardet {
+  chardet ??= (require('jschardet') as { chardet: typeof Chardet }).chardet;
+  return chardet;
+}
+
 /**
  * jschardet (modern-web codecs only: it otherwise guesses EBCDIC for short Japanese lines) decides
  * when it is sure; otherwise byte-structure scores pick among the main CJK codecs and windows-1252,
  * with jschardet's own pick favoured in proportion to its confidence.
  */
 function guessLegacyEncoding(sample: Uint8Array): string {
-  const guess = chardet.detect(sample, { encodingEra: 1 });
+  const guess = jschardet().detect(sample, { encodingEra: 1 });
   const label = guess.encoding ? textDecoderLabel(guess.encoding) : undefined;
   const confidence = guess.confidence ?? 0;
   if (label && confidence >= 0.9) return label;

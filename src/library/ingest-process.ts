@@ -19,11 +19,15 @@ export interface IngestWorkerConfig {
 
 /**
  * Loads what the first file would otherwise pay for, before the worker reports ready (the per-file
- * clock starts then): the parsers' and chunker's code, the tokenizer's vocabulary and the Chinese
- * dictionary of the search analysis.
+ * clock starts then): the chunker's code and the tokenizer's vocabulary. Not every parser's code
+ * (each is loaded by the first file of its format, src/parsers/registry.ts) nor the Chinese
+ * dictionary of the search analysis (loaded by the first Chinese text, src/search/analyze.ts): a
+ * worker keeps what it loads, so it holds only what its files need. Loading all the parsers and the
+ * dictionary up front cost every worker about 80 MB of memory, for a few hundred milliseconds of the
+ * first files' time (docs/robustness.md, "Per process, measured").
  */
 async function warmUp(config: IngestWorkerConfig): Promise<void> {
-  const doc = await parse(new TextEncoder().encode('# Warm-up\n\nThe tide turns twice a day. 潮水每天涨落两次。\n'), { name: 'warm-up.md' });
+  const doc = await parse(new TextEncoder().encode('Warm-up\n\nThe tide turns twice a day.\n'), { name: 'warm-up.txt' });
   for (const c of chunk(doc, { strategy: config.strategy, tokenizer: config.tokenizer as never })) blockIndexText(c);
 }
 

@@ -10,7 +10,7 @@ import type { Document } from '../document/types.js';
 import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
 import { parse } from '../parse.js';
-import { getParser } from '../parsers/registry.js';
+import { parserVersion } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
 import { openEmbedder, openReranker, type ResolveInput } from '../embed/config.js';
 import { embedQuery, ensureDimensions } from '../embed/documents.js';
@@ -870,7 +870,7 @@ export class Library {
   private async cachedDocument(key: string): Promise<Document | undefined> {
     const doc = await this.store.cachedParse(key);
     if (!doc) return undefined;
-    return getParser(doc.format)?.version === doc.parserVersion ? doc : undefined;
+    return parserVersion(doc.format) === doc.parserVersion ? doc : undefined;
   }
 
   private sources: RetrievalSources | undefined;

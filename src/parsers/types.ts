@@ -54,3 +54,17 @@ export interface ParserDefinition {
   readonly textual: boolean;
   parse(input: ParseInput, options: ParseOptions): DocumentDraft | Promise<DocumentDraft>;
 }
+
+/**
+ * A parser known by its formats and version, whose code is loaded the first time one of its
+ * formats is parsed (the built-in ones are listed so in src/parsers/catalog.ts). `load` resolves
+ * to the parser, whose `formats` and `version` must be these.
+ */
+export interface LazyParser {
+  /** For messages: which parser this is. */
+  readonly name: string;
+  readonly formats: readonly Format[];
+  /** Bumped when output changes; part of the parse-cache key. */
+  readonly version: string;
+  load(): Promise<ParserDefinition>;
+}

@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { IngestRequestOptionsSchema, type IngestRequestOptions } from '../../options/ingest.js';
-import { decodeImage } from '../../ocr/raster.js';
-import { encodeGrayPng, renderPdfPage } from '../../pdf/render.js';
 import { outlineFromBlocks, type OutlineNode } from '../../retrieval/outline.js';
 import type { StoredDocument } from '../../store/types.js';
 import { HttpError, validationError } from '../errors.js';
@@ -160,6 +158,8 @@ async function renderedPage(libraryDir: string, doc: StoredDocument, page: numbe
   const bytes = await readFile(join(libraryDir, doc.original!)).catch((cause: Error) => {
     throw new HttpError('NOT_FOUND', `the original of ${doc.id} is missing from the library folder (${cause.message})`);
   });
+  // PDFium and the image decoders are loaded by the first page asked for, not by every server.
+  const { encodeGrayPng, renderPdfPage } = await import('../../pdf/render.js');
   let image;
   try {
     image = doc.format === 'image' ? await imagePage(bytes, page) : await renderPdfPage(bytes, page - 1, { dpi });
@@ -177,6 +177,7 @@ async function renderedPage(libraryDir: string, doc: StoredDocument, page: numbe
 
 /** Page `page` (1-based) of an image document, grey, in the pixels its OCR boxes are in (as the image parser decodes it). */
 async function imagePage(bytes: Uint8Array, page: number): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const { decodeImage } = await import('../../ocr/raster.js');
   const pages = await decodeImage(bytes);
   const raster = pages[page - 1];
   if (!raster) throw new RangeError(`page ${page} is out of range (1-${pages.length})`);

@@ -23,8 +23,8 @@ export interface IngestWorkerConfig {
  * (each is loaded by the first file of its format, src/parsers/registry.ts) nor the Chinese
  * dictionary of the search analysis (loaded by the first Chinese text, src/search/analyze.ts): a
  * worker keeps what it loads, so it holds only what its files need. Loading all the parsers and the
- * dictionary up front cost every worker about 80 MB of memory, for a few hundred milliseconds of the
- * first files' time (docs/robustness.md, "Per process, measured").
+ * dictionary up front made every worker about twice as big, to save the first files of some formats
+ * a few hundred milliseconds (docs/robustness.md, "Start-up memory").
  */
 async function warmUp(config: IngestWorkerConfig): Promise<void> {
   const doc = await parse(new TextEncoder().encode('Warm-up\n\nThe tide turns twice a day.\n'), { name: 'warm-up.txt' });

@@ -5,9 +5,9 @@ import type { LazyParser } from './types.js';
  * (the formats a parser handles, its version for the parse-cache key) and how to load its code.
  * This module imports no parser: each `load` is a dynamic `import()`, run the first time a file of
  * one of its formats is parsed (src/parsers/registry.ts), so a process that only ever reads text
- * never loads PDFium's bindings, linkedom, saxes or the image decoders (about 55 MB of RSS for all of
- * them, measured in docs/robustness.md). test/parsers/catalog.test.ts checks that every entry
- * says what its module's `ParserDefinition` says.
+ * never loads PDFium's bindings, linkedom, saxes or the image decoders (docs/robustness.md,
+ * "Start-up memory"). test/parsers/registry.test.ts checks that every entry says what its module's
+ * `ParserDefinition` says.
  *
  * Adding a parser: one file in this folder + one line here. The order is `supportedFormats()`'s.
  */

@@ -52,6 +52,10 @@ export class MemoryRanker {
   private entries = new Int32Array(0);
   /** The state the arrays were built from; undefined while none is usable. */
   private builtAt: string | undefined;
+  /** Builds finished (so a generation is never reused, even when a state string repeats). */
+  private builds = 0;
+  /** Each term's IDF for the current arrays, as computed by SQLite's ln() (by rows, hits). */
+  private idfs = new Map<string, number>();
   private building: Promise<void> | undefined;
   private closed = false;
   /** Scratch score per rowid, valid where `stamp` holds the current query's number. */
@@ -79,6 +83,11 @@ export class MemoryRanker {
    * True when the arrays hold exactly the library's current state; else starts a rebuild (unless
    * one runs) and returns false, and the caller ranks with FTS5. Call inside the read's snapshot.
    */
+  /** Names the state the arrays hold (changes with every build); undefined while none is usable. */
+  get generation(): string | undefined {
+    return this.builtAt === undefined ? undefined : `${this.builds}:${this.builtAt}`;
+  }
+
   ready(): boolean {
     if (this.builtAt !== undefined && this.builtAt === this.state()) return true;
     this.builtAt = undefined;
@@ -159,6 +168,8 @@ export class MemoryRanker {
       this.scores = new Float64Array(maxRowid + 1);
       this.query = 0;
     }
+    this.idfs = new Map();
+    this.builds++;
     this.builtAt = at;
   }
 
@@ -182,10 +193,7 @@ export class MemoryRanker {
       if (t === undefined) continue;
       const from = this.starts[t]!;
       const to = this.starts[t + 1]!;
-      const hits = to - from;
-      // ln() of a non-positive number is NULL: FTS5's floor applies to it as to any idf <= 0.
-      const log = this.ln.get((stats.rows - hits + 0.5) / (hits + 0.5)) as number | null;
-      const idf = log === null || log <= 0 ? 1e-6 : log;
+      const idf = this.idf(term, stats.rows, to - from);
       for (let i = from; i < to; i++) {
         const entry = entries[i]!;
         const rowid = rowids[i]!;
@@ -203,7 +211,24 @@ export class MemoryRanker {
     }
     return best(rows, scores, n);
   }
+
+  /** A term's IDF as FTS5 computes it, once per term and row count for these arrays. */
+  private idf(term: string, rows: number, hits: number): number {
+    const key = `${rows}:${term}`;
+    let idf = this.idfs.get(key);
+    if (idf === undefined) {
+      // ln() of a non-positive number is NULL: FTS5's floor applies to it as to any idf <= 0.
+      const log = this.ln.get((rows - hits + 0.5) / (hits + 0.5)) as number | null;
+      idf = log === null || log <= 0 ? 1e-6 : log;
+      if (this.idfs.size >= MAX_CACHED_IDFS) this.idfs.clear();
+      this.idfs.set(key, idf);
+    }
+    return idf;
+  }
 }
+
+/** IDFs kept per build (a term's few bytes each; cleared when full). */
+const MAX_CACHED_IDFS = 100_000;
 
 /** The best n of `rows` in FTS5's order: rank (-score) ascending, then rowid ascending. */
 function best(rows: number[], scores: Float64Array, n: number): RankedRowid[] {

@@ -111,3 +111,16 @@ describe('SearchPool', () => {
     expect(JSON.parse(out)).toEqual({ size: 2, hits: expected });
   }, 60_000);
 });
+
+describe('Library.open({ memoryIndex })', () => {
+  it('an in-process library ranks from postings in memory once warm, with the same results', async () => {
+    const warm = await Library.open(join(root, 'lib'), { memoryIndex: true });
+    try {
+      expect(await warm.warmSearch()).toBe(true);
+      expect(await library.warmSearch()).toBe(false);
+      for (const query of QUERIES) expect(await warm.search(query, { k: 5 }), query).toEqual(await library.search(query, { k: 5 }));
+    } finally {
+      await warm.close();
+    }
+  });
+});

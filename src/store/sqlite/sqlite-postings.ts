@@ -14,6 +14,9 @@ const POSTING_COLUMNS = 32;
 /** Blocks read per step of a build (the thread is given back between steps). */
 const BUILD_PAGE = 2000;
 
+/** The code of the process warning a failed build emits (once per index). */
+export const MEMORY_INDEX_FAILED = 'GROUNDWORK_MEMORY_INDEX';
+
 /** The default budget: libraries with more blocks keep FTS5's ranking (about 0.5 KB of memory a block). */
 export const DEFAULT_MEMORY_INDEX_BLOCKS = 300_000;
 
@@ -58,6 +61,7 @@ export class MemoryRanker {
   private idfs = new Map<string, number>();
   private building: Promise<void> | undefined;
   private closed = false;
+  private warned = false;
   /** Scratch score per rowid, valid where `stamp` holds the current query's number. */
   private scores = new Float64Array(0);
   private stamp = new Uint32Array(0);
@@ -92,8 +96,8 @@ export class MemoryRanker {
     if (this.builtAt !== undefined && this.builtAt === this.state()) return true;
     this.builtAt = undefined;
     if (!this.building && !this.closed) {
-      // A failed build leaves FTS5 ranking (the same results); the next change tries again.
-      this.building = this.build().catch(() => undefined).finally(() => {
+      // A failed build leaves FTS5 ranking (the same results), said once; the next change tries again.
+      this.building = this.build().catch((error: unknown) => this.failed(error)).finally(() => {
         this.building = undefined;
       });
     }
@@ -111,6 +115,14 @@ export class MemoryRanker {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** A build failed: a process warning the first time (searches go on with FTS5's ranking). */
+  private failed(error: unknown): void {
+    if (this.warned || this.closed) return;
+    this.warned = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    process.emitWarning(`building the in-memory search index failed (${reason}); searches rank with FTS5 (the same results, slower)`, { code: MEMORY_INDEX_FAILED });
   }
 
   /**

@@ -11,6 +11,9 @@ type Row = Record<string, any>;
 const FILTER_CANDIDATES_PER_HIT = 20;
 const MIN_FILTER_CANDIDATES = 200;
 
+/** A row column some block rows carry: the first path of the block's document (null for none). */
+export const FIRST_PATH = 'gw_first_path';
+
 /** Document frequencies kept per state of the in-memory postings (cleared when full). */
 const MAX_CACHED_DF = 100_000;
 
@@ -56,7 +59,8 @@ export class SqliteSearch {
       `WITH top AS (${TOP_ROWIDS_SQL})
        SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
-    this.blockAt = db.prepare('SELECT * FROM blocks WHERE rowid = ?');
+    // The block and its document's first path in one step (`FIRST_PATH`: the store reads it otherwise).
+    this.blockAt = db.prepare(`SELECT *, (SELECT min(path) FROM paths WHERE doc_id = blocks.doc_id) AS ${FIRST_PATH} FROM blocks WHERE rowid = ?`);
     this.blocksAt = db.prepare('SELECT c.key AS position, b.doc_id AS docId, b.ordinal AS ordinal FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value ORDER BY c.key');
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
     this.memory = options.memoryIndex && this.termStats ? new MemoryRanker(db, options.memoryIndex.maxBlocks) : undefined;

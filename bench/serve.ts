@@ -7,12 +7,16 @@
  *      one warm-up round: latency p50/p99/max per request and requests per second, against
  *      `library.search` in the bench's process on the same library, questions and clients; the server
  *      runs twice, with its search pool (GW_BENCH_SERVE_SEARCH_WORKERS threads, default one per core)
- *      and with --search-workers 0 (searches on the thread serving the requests).
+ *      and with --search-workers 0 (searches on the thread serving the requests). The requests are
+ *      made with fetch; one more row sends them with node:http (keep-alive) to the pooled server, a
+ *      client that costs less CPU per request; every HTTP row prints the bench process's CPU per
+ *      request (the clients share the machine's cores with the server).
  *   2. ingest: the text-format corpus files uploaded over HTTP (one request per file, 4 at a time)
  *      until every job is done, against `groundwork ingest` of the same files (both spawned CLIs,
  *      fresh libraries): wall time and the ratio.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -97,7 +101,7 @@ async function searchBench(): Promise<void> {
       const ours = await load(work, clients, inProcess);
       const a = latencyStats(ours.times);
       measured.set(clients, a);
-      rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00']);
+      rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00', '']);
     }
     loads.push(`in process ${loadavg()[0]!.toFixed(1)}`);
     for (const server of servers) {
@@ -108,6 +112,20 @@ async function searchBench(): Promise<void> {
           if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
           await response.arrayBuffer();
         };
+        // The same requests from node:http with keep-alive: a client that costs this process less
+        // CPU per request than fetch (on 2 cores the clients share the server's cores).
+        const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+        const viaNodeHttp = (query: string) => new Promise<void>((resolveCall, reject) => {
+          const body = JSON.stringify({ query, k: 10 });
+          const req = request(`${url}/v1/search`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => (res.statusCode === 200 ? resolveCall() : reject(new Error(`search: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
         // Warm-up rounds until one is no faster than the one before (at most 8): the search
         // workers build their in-memory postings in the background and rank with FTS5 meanwhile.
         let warmups = 0;
@@ -118,12 +136,21 @@ async function searchBench(): Promise<void> {
           before = round.perSecond;
         }
         warmed.push(`${server.args.join(' ')} ${warmups}`);
-        for (const clients of [1, CLIENTS]) {
-          const http = await load(work, clients, viaHttp);
-          const a = measured.get(clients)!;
+        const runs: { label: string; clients: number; call: (query: string) => Promise<void> }[] = [
+          { label: server.label, clients: 1, call: viaHttp },
+          { label: server.label, clients: CLIENTS, call: viaHttp },
+        ];
+        if (server === servers[0]) runs.push({ label: `${server.label}, node:http client`, clients: CLIENTS, call: viaNodeHttp });
+        for (const run of runs) {
+          const cpu = process.cpuUsage();
+          const http = await load(work, run.clients, run.call);
+          const used = process.cpuUsage(cpu);
+          const a = measured.get(run.clients)!;
           const b = latencyStats(http.times);
-          rows.push([server.label, clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`]);
+          const clientMs = ((used.user + used.system) / 1000 / http.times.length).toFixed(2);
+          rows.push([run.label, run.clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`, clientMs]);
         }
+        agent.destroy();
         loads.push(`${server.args.join(' ')} ${loadavg()[0]!.toFixed(1)}`);
       } finally {
         await stop(child);
@@ -133,7 +160,7 @@ async function searchBench(): Promise<void> {
     await direct.close();
   }
   console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after warm-up rounds (until one was no faster than the last: ${warmed.join(', ')}); the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average after each part: ${loads.join(', ')}; ${availableParallelism()} cores.`);
-  printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search'], rows);
+  printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search', 'client CPU ms/request'], rows);
 }
 
 /** The text families of the corpus (as bench/library.ts ingests), copied to one folder. */

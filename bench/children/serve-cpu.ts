@@ -1,8 +1,8 @@
 /**
  * Where a search request's CPU goes in `groundwork serve` (the search bench's server, bench/serve.ts):
  * starts the CLI server of a checkout (default this one) on the bench's 100k-block library with 2
- * search workers, warms it up (3 rounds of the 200 questions at 16 clients: the workers build
- * their in-memory postings meanwhile), then sends the questions GW_BENCH_SERVE_ROUNDS times (default
+ * search workers, waits until it is idle (its workers have built their in-memory postings), warms
+ * it up (3 rounds of the 200 questions at 16 clients), then sends the questions GW_BENCH_SERVE_ROUNDS times (default
  * 4) with 1 client and again with 16 (fetch), and prints latency, requests per second and the CPU
  * time per request of each of the server's threads (from /proc: the main thread, the two search
  * workers, V8's helper threads) and of this process (the clients).
@@ -70,6 +70,15 @@ async function main(): Promise<void> {
     return { times, perSecond: times.length / ((performance.now() - t0) / 1000) };
   };
   try {
+    // Until the server, sent nothing, is idle: its workers have built their postings.
+    const t0 = performance.now();
+    for (let last = -1; performance.now() - t0 < 180_000; ) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = [...threadCpu(child.pid!).values()].reduce((a, b) => a + b, 0);
+      if (last >= 0 && now - last < 50) break;
+      last = now;
+    }
+    console.log(`idle after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     for (let i = 0; i < 3; i++) console.log(`warm-up round ${i + 1}: ${(await load(queries, CLIENTS)).perSecond.toFixed(0)} requests/s`);
     const work = Array.from({ length: ROUNDS }, () => queries).flat();
     const before = threadCpu(child.pid!);

@@ -3,17 +3,21 @@
  * process on loopback:
  *   1. search: POST /v1/search with 1 and 16 concurrent clients over a library of GW_BENCH_SERVE_BLOCKS
  *      blocks (default 100k; the search library of bench/library.ts, cached in the temp folder),
- *      the 200 fixed questions of bench/library.ts, GW_BENCH_SERVE_ROUNDS rounds (default 4) after
- *      one warm-up round: latency p50/p99/max per request and requests per second, against
+ *      the 200 fixed questions of bench/library.ts, GW_BENCH_SERVE_ROUNDS rounds (default 4) once
+ *      the server is idle (its search workers' in-memory postings built) and after warm-up rounds: latency p50/p99/max per request and requests per second, against
  *      `library.search` in the bench's process on the same library, questions and clients; the server
  *      runs twice, with its search pool (GW_BENCH_SERVE_SEARCH_WORKERS threads, default one per core)
- *      and with --search-workers 0 (searches on the thread serving the requests).
+ *      and with --search-workers 0 (searches on the thread serving the requests). The requests are
+ *      made with fetch; one more row sends them with node:http (keep-alive) to the pooled server, a
+ *      client that costs less CPU per request; every HTTP row prints the bench process's CPU per
+ *      request (the clients share the machine's cores with the server).
  *   2. ingest: the text-format corpus files uploaded over HTTP (one request per file, 4 at a time)
  *      until every job is done, against `groundwork ingest` of the same files (both spawned CLIs,
  *      fresh libraries): wall time and the ratio.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +54,34 @@ function stop(child: ChildProcess): Promise<void> {
     child.on('exit', () => r());
     child.kill('SIGTERM');
   });
+}
+
+/** CPU milliseconds the process `pid` has used so far (all its threads; Linux /proc), or undefined. */
+function processCpuMs(pid: number): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (!existsSync(file)) return undefined;
+  const stat = readFileSync(file, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Waits (at most 3 minutes) until the server, sent nothing, uses under 5% of a core for a second:
+ * its search workers have then built their in-memory postings (a core each for tens of seconds at
+ * 100k blocks, started when they open the library), so no measured request shares the CPU with a
+ * build. Returns the seconds waited (undefined without /proc: the warm-up rounds alone then).
+ */
+async function idle(pid: number): Promise<number | undefined> {
+  const t0 = performance.now();
+  let last = processCpuMs(pid);
+  if (last === undefined) return undefined;
+  while (performance.now() - t0 < 180_000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = processCpuMs(pid)!;
+    if (now - last < 50) break;
+    last = now;
+  }
+  return (performance.now() - t0) / 1000;
 }
 
 /** Latency (ms) of each call and the calls per second, `clients` at a time, until `work` is done. */
@@ -97,7 +129,7 @@ async function searchBench(): Promise<void> {
       const ours = await load(work, clients, inProcess);
       const a = latencyStats(ours.times);
       measured.set(clients, a);
-      rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00']);
+      rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00', '']);
     }
     loads.push(`in process ${loadavg()[0]!.toFixed(1)}`);
     for (const server of servers) {
@@ -108,8 +140,24 @@ async function searchBench(): Promise<void> {
           if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
           await response.arrayBuffer();
         };
-        // Warm-up rounds until one is no faster than the one before (at most 8): the search
-        // workers build their in-memory postings in the background and rank with FTS5 meanwhile.
+        // The same requests from node:http with keep-alive: a client that costs this process less
+        // CPU per request than fetch (on 2 cores the clients share the server's cores).
+        const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+        const viaNodeHttp = (query: string) => new Promise<void>((resolveCall, reject) => {
+          const body = JSON.stringify({ query, k: 10 });
+          const req = request(`${url}/v1/search`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => (res.statusCode === 200 ? resolveCall() : reject(new Error(`search: ${res.statusCode} ${Buffer.concat(chunks).toString()}`))));
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+        // The search workers build their in-memory postings in the background (FTS5 ranks
+        // meanwhile): first wait until the server is idle, then warm-up rounds until one is no
+        // faster than the one before (at most 8).
+        const waited = await idle(child.pid!);
         let warmups = 0;
         for (let before = 0; warmups < 8; ) {
           const round = await load(queries, CLIENTS, viaHttp);
@@ -117,13 +165,22 @@ async function searchBench(): Promise<void> {
           if (warmups > 1 && round.perSecond <= before * 1.1) break;
           before = round.perSecond;
         }
-        warmed.push(`${server.args.join(' ')} ${warmups}`);
-        for (const clients of [1, CLIENTS]) {
-          const http = await load(work, clients, viaHttp);
-          const a = measured.get(clients)!;
+        warmed.push(`${server.args.join(' ')}: ${waited === undefined ? '' : `idle after ${waited.toFixed(0)} s, `}${warmups} rounds`);
+        const runs: { label: string; clients: number; call: (query: string) => Promise<void> }[] = [
+          { label: server.label, clients: 1, call: viaHttp },
+          { label: server.label, clients: CLIENTS, call: viaHttp },
+        ];
+        if (server === servers[0]) runs.push({ label: `${server.label}, node:http client`, clients: CLIENTS, call: viaNodeHttp });
+        for (const run of runs) {
+          const cpu = process.cpuUsage();
+          const http = await load(work, run.clients, run.call);
+          const used = process.cpuUsage(cpu);
+          const a = measured.get(run.clients)!;
           const b = latencyStats(http.times);
-          rows.push([server.label, clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`]);
+          const clientMs = ((used.user + used.system) / 1000 / http.times.length).toFixed(2);
+          rows.push([run.label, run.clients, http.times.length, b.p50, b.p99, b.max, http.perSecond.toFixed(0), `${(b.p50 / a.p50).toFixed(2)} / ${(b.p99 / a.p99).toFixed(2)}`, clientMs]);
         }
+        agent.destroy();
         loads.push(`${server.args.join(' ')} ${loadavg()[0]!.toFixed(1)}`);
       } finally {
         await stop(child);
@@ -132,8 +189,8 @@ async function searchBench(): Promise<void> {
   } finally {
     await direct.close();
   }
-  console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after warm-up rounds (until one was no faster than the last: ${warmed.join(', ')}); the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average after each part: ${loads.join(', ')}; ${availableParallelism()} cores.`);
-  printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search'], rows);
+  console.log(`\nSearch over HTTP: ${BLOCKS} blocks (bench/library.ts's search library, ${library.sqliteMB.toFixed(0)} MB), ${work.length} requests per row (${queries.length} questions x ${ROUNDS} rounds, k = 10, default mode: bm25, this library has no vectors) after the server was idle and warm-up rounds (until one was no faster than the last: ${warmed.join('; ')}); the server is \`groundwork serve\` in its own process, \`library.search\` runs in the bench's; load average after each part: ${loads.join(', ')}; ${availableParallelism()} cores.`);
+  printTable('Search latency (ms) and throughput: POST /v1/search against library.search, same questions, same run (target p99 <= 50 ms at 16 clients)', ['path', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s', 'p50 / p99 vs library.search', 'client CPU ms/request'], rows);
 }
 
 /** The text families of the corpus (as bench/library.ts ingests), copied to one folder. */

@@ -208,6 +208,15 @@ export interface LibraryOpenOptions {
    * process alive. Default false.
    */
   keepIngestPools?: boolean;
+  /**
+   * Rank BM25 from postings held in memory (SQLite; the store spec's `memoryIndex`): for a process
+   * that lives long and searches often (an application, `groundwork mcp --memory-index`; the
+   * server's search workers always do). Built in the background from the stored blocks, about 0.5
+   * KB a block (`{ maxBlocks }`, default 300,000: a larger library keeps FTS5's ranking); FTS5
+   * ranks until it is built and after every change until it is rebuilt, with the same results.
+   * `warmSearch()` waits for it. Ignored for other stores and for an open store given as `store`.
+   */
+  memoryIndex?: boolean | { maxBlocks?: number };
 }
 
 export const DEFAULT_MAX_FILE_SIZE = 512 * 1024 * 1024;
@@ -260,7 +269,8 @@ export class Library {
         throw new GroundworkError('IO', `cannot create the library folder: ${cause.message}`, { file: abs, cause });
       });
     }
-    const store = isLibraryStore(given) ? given : await openStore(given, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
+    const spec = !isLibraryStore(given) && given.kind === 'sqlite' && options.memoryIndex && !('memoryIndex' in given) ? { ...given, memoryIndex: options.memoryIndex } : given;
+    const store = isLibraryStore(spec) ? spec : await openStore(spec, options.onIndexRebuild ? { onIndexRebuild: options.onIndexRebuild } : {});
     return new Library(abs, store, options.keepIngestPools ?? false);
   }
 
@@ -275,8 +285,10 @@ export class Library {
   }
 
   /**
-   * Builds the store's in-memory text ranking, where it has one (a search worker's SQLite store):
-   * true once searches use it. Searches give the same results before; this only makes them cheaper.
+   * Builds the store's in-memory text ranking, where it has one (`memoryIndex`; a search worker's
+   * SQLite store): true once searches use it, false when there is none (not asked for, over its
+   * budget, or its build failed: then a warning says why, once, and FTS5 ranks). Searches give the
+   * same results before; this only makes them cheaper.
    */
   async warmSearch(): Promise<boolean> {
     return (await this.store.memoryIndexReady?.()) ?? false;

@@ -4,6 +4,7 @@ import { ERROR_CODES, GroundworkError, isGroundworkError, type ErrorCode } from 
 import type { RetrievalOptionsInput } from '../retrieval/options.js';
 import type { RetrievalResult } from '../retrieval/pipeline.js';
 import type { PassageReranker } from '../retrieval/types.js';
+import { retrievalResultJson } from '../retrieval/wire.js';
 import type { StoreSpec } from '../store/types.js';
 import { startWorker } from '../util/worker.js';
 import type { Library, LibrarySearchContext, QueryEmbedding } from './library.js';
@@ -29,6 +30,11 @@ export interface Searcher {
   /** Worker threads searching (0: searches run in this thread). */
   readonly size: number;
   search(query: string, options?: RetrievalOptionsInput, context?: LibrarySearchContext): Promise<RetrievalResult>;
+  /**
+   * The same search as the JSON text of `retrievalResultJson(result)` (the HTTP API's response),
+   * serialised where it ran: a worker sends a string, not an object graph to copy and serialise again.
+   */
+  searchJson(query: string, options?: RetrievalOptionsInput, context?: LibrarySearchContext): Promise<string>;
   /** Lets the searches under way finish, then stops the threads (they exit; the process may then too). */
   close(): Promise<void>;
 }
@@ -40,7 +46,7 @@ export function defaultSearchWorkers(): number {
 
 /** What the main thread sends a worker. */
 export type PoolRequest =
-  | { type: 'search'; id: number; query: string; options: RetrievalOptionsInput; embedding: { model: string; dimensions: number } | null | undefined; reranker: { name?: string; model?: string } | undefined }
+  | { type: 'search'; id: number; query: string; options: RetrievalOptionsInput; json: boolean; embedding: { model: string; dimensions: number } | null | undefined; reranker: { name?: string; model?: string } | undefined }
   | { type: 'answer'; call: number; value?: unknown; error?: WireError }
   | { type: 'close' };
 
@@ -49,6 +55,7 @@ export type PoolReply =
   | { type: 'ready' }
   | { type: 'failed'; error: WireError }
   | { type: 'result'; id: number; result: RetrievalResult }
+  | { type: 'json'; id: number; json: string }
   | { type: 'error'; id: number; error: WireError }
   | { type: 'embed'; id: number; call: number; query: string }
   | { type: 'rerank'; id: number; call: number; query: string; passages: string[] };
@@ -85,11 +92,15 @@ class InProcessSearcher implements Searcher {
   search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
     return this.library.search(query, options, context);
   }
+  async searchJson(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<string> {
+    return JSON.stringify(retrievalResultJson(await this.library.search(query, options, context)));
+  }
   async close(): Promise<void> {}
 }
 
 interface Pending {
-  resolve(result: RetrievalResult): void;
+  /** With the result, or its JSON text for a `searchJson`. */
+  resolve(result: RetrievalResult | string): void;
   reject(error: Error): void;
   context: LibrarySearchContext;
   embedding: QueryEmbedding | undefined;
@@ -200,7 +211,15 @@ export class SearchPool implements Searcher {
     }
   }
 
-  async search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
+  search(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<RetrievalResult> {
+    return this.send(query, options, context, false) as Promise<RetrievalResult>;
+  }
+
+  searchJson(query: string, options: RetrievalOptionsInput = {}, context: LibrarySearchContext = {}): Promise<string> {
+    return this.send(query, options, context, true) as Promise<string>;
+  }
+
+  private async send(query: string, options: RetrievalOptionsInput, context: LibrarySearchContext, json: boolean): Promise<RetrievalResult | string> {
     if (this.closing || this.slots.length === 0) throw new GroundworkError('IO', 'the search pool is closed');
     // What only this thread has: the embedder (and its key) and the reranker. The same checks and
     // errors as `library.search`, before the worker runs the pipeline.
@@ -208,11 +227,11 @@ export class SearchPool implements Searcher {
     const reranker = options.rerank ? await this.library.searchReranker(context.reranker) : undefined;
     const id = this.nextId++;
     const request: PoolRequest & { type: 'search' } = {
-      type: 'search', id, query, options,
+      type: 'search', id, query, options, json,
       embedding: options.mode === 'bm25' ? undefined : embedding ? { model: embedding.model, dimensions: embedding.dimensions } : null,
       reranker: reranker && { ...(reranker.name !== undefined && { name: reranker.name }), ...(reranker.model !== undefined && { model: reranker.model }) },
     };
-    const answer = new Promise<RetrievalResult>((resolve, reject) => {
+    const answer = new Promise<RetrievalResult | string>((resolve, reject) => {
       this.queue.push({ request, pending: { resolve, reject, context, embedding, reranker } });
       this.pump();
     });
@@ -225,9 +244,10 @@ export class SearchPool implements Searcher {
     if (message.type === 'ready' || message.type === 'failed') return;
     const pending = slot.pending.get(message.id);
     if (!pending) return;
-    if (message.type === 'result' || message.type === 'error') {
+    if (message.type === 'result' || message.type === 'json' || message.type === 'error') {
       slot.pending.delete(message.id);
       if (message.type === 'result') pending.resolve(message.result);
+      else if (message.type === 'json') pending.resolve(message.json);
       else pending.reject(fromWireError(message.error));
       this.pump();
     } else {

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PassageReranker } from '../retrieval/types.js';
+import { retrievalResultJson } from '../retrieval/wire.js';
 import { Library, type QueryEmbedding } from './library.js';
 import { fromWireError, toWireError, type PoolReply, type PoolRequest, type SearchWorkerData } from './search-pool.js';
 
@@ -53,7 +54,7 @@ port.on('message', (message: PoolRequest) => {
       rerank: (text, passages) => ask<number[]>((call) => ({ type: 'rerank', id, call, query: text, passages: [...passages] })),
     };
     library.search(query, options, { ...(embedding !== undefined && { queryEmbedding: embedding }), ...(reranker && { reranker }) }).then(
-      (result) => send({ type: 'result', id, result }),
+      (result) => send(message.json ? { type: 'json', id, json: JSON.stringify(retrievalResultJson(result)) } : { type: 'result', id, result }),
       (error) => send({ type: 'error', id, error: toWireError(error) }),
     );
   }

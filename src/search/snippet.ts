@@ -4,9 +4,23 @@ const WORD = /[\p{L}\p{N}\p{M}]+(?:['’]\p{L}+)?/gu;
 const HAN = /\p{Script=Han}/u;
 const ASCII_LETTERS = /^[a-z]+$/;
 
+/** Analysed forms of words met in texts, shared by every query (a word's analysis does not depend on it). */
+const wordTerms = new Map<string, string[]>();
+const MAX_CACHED_WORDS = 50_000;
+
+function analyzedWord(word: string): string[] {
+  let terms = wordTerms.get(word);
+  if (terms === undefined) {
+    if (wordTerms.size >= MAX_CACHED_WORDS) wordTerms.clear();
+    wordTerms.set(word, (terms = analyze(word)));
+  }
+  return terms;
+}
+
 /**
  * Cuts highlighted snippets for one query: the query is analyzed once, and each distinct word of
- * the texts is analyzed at most once across all of them (stemming every word dominated search time).
+ * the texts is analyzed at most once (stemming every word dominated search time). A text is read
+ * only as far as the snippet reaches: up to its first match, then to the window's end.
  * Matching mirrors the index analysis: Latin words match when their analyzed form is a query term
  * (so "running" highlights for "run"); Chinese terms match as substrings.
  */
@@ -23,30 +37,51 @@ export class Highlighter {
     this.initials = new Set([...this.terms].map((t) => t[0]!));
   }
 
+  /** Whether a (non-Han) word of a text is a match: all of its analysed terms are query terms. */
+  private matches(word: string): boolean {
+    const key = word.toLowerCase();
+    let hit = this.isMatch.get(key);
+    if (hit === undefined) {
+      if (ASCII_LETTERS.test(key) && !this.initials.has(key[0]!)) hit = false;
+      else {
+        const analyzed = analyzedWord(word);
+        hit = analyzed.length > 0 && analyzed.every((t) => this.terms.has(t));
+      }
+      this.isMatch.set(key, hit);
+    }
+    return hit;
+  }
+
   /** A short excerpt of `text` around the first match, every match wrapped in « ». */
   snippet(text: string, width = 240): string {
     if (this.terms.size === 0) return clip(text, 0, width);
-    const ranges: [number, number][] = [];
+    // The first match: the earliest Chinese term, or the first matching word before it.
+    let first = -1;
     for (const term of this.hanTerms) {
-      for (let i = text.indexOf(term); i !== -1; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
+      const i = text.indexOf(term);
+      if (i !== -1 && (first === -1 || i < first)) first = i;
     }
-    for (const m of text.matchAll(WORD)) {
-      if (HAN.test(m[0])) continue;
-      const key = m[0].toLowerCase();
-      let hit = this.isMatch.get(key);
-      if (hit === undefined && ASCII_LETTERS.test(key) && !this.initials.has(key[0]!)) hit = false;
-      if (hit === undefined) {
-        const analyzed = analyze(m[0]);
-        hit = analyzed.length > 0 && analyzed.every((t) => this.terms.has(t));
-        this.isMatch.set(key, hit);
+    const words = new RegExp(WORD.source, 'gu');
+    let m = words.exec(text);
+    for (; m !== null && (first === -1 || m.index < first); m = words.exec(text)) {
+      if (!HAN.test(m[0]) && this.matches(m[0])) {
+        first = m.index;
+        break;
       }
-      if (hit) ranges.push([m.index, m.index + m[0].length]);
     }
-    if (ranges.length === 0) return clip(text, 0, width);
-    const merged = mergeRanges(ranges);
-    const first = merged[0]![0];
+    if (first === -1) return clip(text, 0, width);
     const from = Math.max(0, first - Math.floor(width / 3));
     const to = Math.min(text.length, from + width);
+    // Every match that starts before the window's end: none starts before `first` (past `from`),
+    // and `m` is the first word not yet looked at (or the first match).
+    const ranges: [number, number][] = [];
+    for (const term of this.hanTerms) {
+      for (let i = text.indexOf(term, first); i !== -1 && i < to; i = text.indexOf(term, i + term.length)) ranges.push([i, i + term.length]);
+    }
+    for (; m !== null && m.index < to; m = words.exec(text)) {
+      if (!HAN.test(m[0]) && this.matches(m[0])) ranges.push([m.index, m.index + m[0].length]);
+    }
+    const merged = mergeRanges(ranges);
     let out = from > 0 ? '…' : '';
     let cursor = from;
     for (const [s, e] of merged) {

@@ -42,6 +42,8 @@ export interface ServeContext {
    * has them and an embedder; hybrid by default then), reranked by the server's reranker when asked.
    */
   search(query: string, options: RetrievalOptionsInput, signal?: AbortSignal): Promise<RetrievalResult>;
+  /** The same search as the JSON text of the HTTP API's response (`retrievalResultJson`, src/retrieval/wire.ts). */
+  searchJson(query: string, options: RetrievalOptionsInput, signal?: AbortSignal): Promise<string>;
   /**
    * Where searches run: the search pool's worker threads (`searchWorkers`, src/library/search-pool.ts),
    * or this thread. `search` and the MCP plugin's search tool use it.
@@ -126,6 +128,7 @@ export async function buildServer(library: Library, options: ServeOptions = {}):
     isClosing: () => closing,
     searcher,
     search: (query, searchOptions, signal) => searcher.search(query, searchOptions, { ...(reranker && { reranker }), ...(signal && { signal }) }),
+    searchJson: (query, searchOptions, signal) => searcher.searchJson(query, searchOptions, { ...(reranker && { reranker }), ...(signal && { signal }) }),
   };
 
   // Requests being answered (event streams aside): shutdown lets them finish, within the grace.

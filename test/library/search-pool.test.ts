@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGroundworkError } from '../../src/errors.js';
 import { Library } from '../../src/library/library.js';
 import { SearchPool, type Searcher } from '../../src/library/search-pool.js';
+import { retrievalResultJson } from '../../src/retrieval/wire.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -50,6 +51,18 @@ describe('SearchPool', () => {
     // Many at once: every answer is its own query's.
     const answers = await Promise.all(QUERIES.flatMap((q) => [pool.search(q, { k: 5 }), library.search(q, { k: 5 })]));
     for (let i = 0; i < answers.length; i += 2) expect(answers[i]).toEqual(answers[i + 1]);
+  });
+
+  it('searchJson is the JSON text of retrievalResultJson(library.search), serialised in the worker; errors are the same', async () => {
+    for (const query of QUERIES) {
+      for (const options of [{ k: 5 }, { k: 3, neighbors: 1, explain: true }]) {
+        const [here, there] = await Promise.all([library.search(query, options), pool.searchJson(query, options)]);
+        expect(typeof there).toBe('string');
+        expect(there).toBe(JSON.stringify(retrievalResultJson(here)));
+      }
+    }
+    const failure = await pool.searchJson('x', { k: 0 }).catch((e: unknown) => e);
+    expect(isGroundworkError(failure) && failure.code).toBe('INVALID_OPTIONS');
   });
 
   it('sees what the library writes on its next search, and its errors are the library\'s', async () => {
@@ -97,4 +110,17 @@ describe('SearchPool', () => {
     const expected = await Promise.all(QUERIES.map(async (q) => (await library.search(q, { k: 5 })).hits.length));
     expect(JSON.parse(out)).toEqual({ size: 2, hits: expected });
   }, 60_000);
+});
+
+describe('Library.open({ memoryIndex })', () => {
+  it('an in-process library ranks from postings in memory once warm, with the same results', async () => {
+    const warm = await Library.open(join(root, 'lib'), { memoryIndex: true });
+    try {
+      expect(await warm.warmSearch()).toBe(true);
+      expect(await library.warmSearch()).toBe(false);
+      for (const query of QUERIES) expect(await warm.search(query, { k: 5 }), query).toEqual(await library.search(query, { k: 5 }));
+    } finally {
+      await warm.close();
+    }
+  });
 });

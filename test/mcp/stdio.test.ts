@@ -18,7 +18,7 @@ beforeAll(async () => {
   lib = await buildLibrary();
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', CLI_ENTRY, 'mcp', '--library', lib.library.dir, '--describe', 'a warehouse service contract'],
+    args: ['--import', 'tsx', CLI_ENTRY, 'mcp', '--library', lib.library.dir, '--describe', 'a warehouse service contract', '--memory-index'],
     cwd: projectRoot,
     env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
     stderr: 'pipe',

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { queryTerms } from '../../src/search/analyze.js';
 import { columnWeights, lengthStatsReader, rankFunction, TOP_ROWIDS_SQL } from '../../src/store/sqlite/sqlite-fts.js';
+import { MEMORY_INDEX_FAILED } from '../../src/store/sqlite/sqlite-postings.js';
 import { SqliteSearch, termStatsOf } from '../../src/store/sqlite/sqlite-search.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { documentWrite, libraryFile } from './fixtures.js';
@@ -146,6 +147,40 @@ describe('SQLite BM25 from in-memory postings', () => {
       db.close();
       await reader.close();
       await writer.close();
+    }
+  });
+
+  test('a build that fails is a process warning, once, and FTS5 ranks meanwhile', async () => {
+    const file = libraryFile();
+    const writer = new SqliteStore(file);
+    const texts = paragraphs();
+    await writer.writeDocument(documentWrite('d0', texts.slice(0, 20)));
+    await writer.close();
+    // A block the build cannot read (its heading path is not JSON); FTS5 does not need it.
+    const raw = new Database(file);
+    raw.prepare("UPDATE blocks SET heading_path = 'not json' WHERE ordinal = 0").run();
+    raw.close();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if ((warning as Error & { code?: string }).code === MEMORY_INDEX_FAILED) warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    const reader = new SqliteStore(file, { readonly: true, memoryIndex: true });
+    const db = new Database(file, { readonly: true });
+    try {
+      // Three attempts (settled retries): still one warning.
+      expect(await reader.memoryIndexReady()).toBe(false);
+      expect(await reader.memoryIndexReady()).toBe(false);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.length).toBe(1);
+      expect(warnings[0]!.message).toMatch(/in-memory search index failed .*JSON.*FTS5/);
+      const asked = queries(texts.slice(1, 20)).slice(0, 10);
+      expect(asked.length).toBeGreaterThan(3);
+      for (const query of asked) expect(await reader.rankText(query, 10), query).toEqual(fts5Rank(db, query, 10));
+    } finally {
+      process.off('warning', onWarning);
+      db.close();
+      await reader.close();
     }
   });
 

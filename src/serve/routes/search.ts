@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { RetrievalOptionsSchema } from '../../retrieval/options.js';
-import type { RetrievedHit } from '../../retrieval/pipeline.js';
+import type { RetrievalResultJson } from '../../retrieval/wire.js';
 import { ErrorBodySchema } from '../errors.js';
 import { route } from '../route.js';
 import { SearchResponseSchema } from '../schemas.js';
@@ -11,6 +11,9 @@ import type { ServeContext } from '../server.js';
 export const SearchRequestSchema = RetrievalOptionsSchema.extend({
   query: z.string().min(1).max(10_000).describe('plain text in any language; a section named in it (3.2, 第三章第二节) is looked up'),
 }).strict().meta({ id: 'SearchRequest' });
+
+/** The body the search workers serialise has the documented response's shape (a compile-time check). */
+export const asSearchResponse = (body: RetrievalResultJson): z.output<typeof SearchResponseSchema> => body;
 
 /** POST /v1/search: `library.search`, as `groundwork search` runs it (same options, same error codes). */
 export function searchRoutes(ctx: ServeContext) {
@@ -27,14 +30,9 @@ export function searchRoutes(ctx: ServeContext) {
       },
       handler: async ({ body }, _request, reply) => {
         const { query, ...options } = body;
-        const result = await ctx.search(query, options, abandonedSignal(reply));
-        return {
-          hits: result.hits.map(hitJson),
-          keywords: result.keywords,
-          mode: result.mode,
-          section: (result.section ?? null) as Record<string, unknown> | null,
-          ...(result.explanation && { explanation: result.explanation as unknown as Record<string, unknown> }),
-        };
+        // `retrievalResultJson(result)` as text, serialised where the search ran (a search worker).
+        const json = await ctx.searchJson(query, options, abandonedSignal(reply));
+        return reply.type('application/json').send(json);
       },
     });
   };
@@ -47,12 +45,4 @@ export function abandonedSignal(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'));
   });
   return controller.signal;
-}
-
-function hitJson(hit: RetrievedHit): z.output<typeof SearchResponseSchema>['hits'][number] {
-  return {
-    score: hit.score, scores: hit.scores as Record<string, number>, docId: hit.docId, path: hit.path, text: hit.text, snippet: hit.snippet,
-    start: hit.start, end: hit.end, headingPath: hit.headingPath, pageStart: hit.pageStart, pageEnd: hit.pageEnd, block: hit.block,
-    blockIds: hit.blockIds, matched: hit.matched, duplicates: hit.duplicates, ...(hit.section && { section: hit.section }),
-  };
 }

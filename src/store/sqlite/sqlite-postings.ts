@@ -14,6 +14,9 @@ const POSTING_COLUMNS = 32;
 /** Blocks read per step of a build (the thread is given back between steps). */
 const BUILD_PAGE = 2000;
 
+/** The code of the process warning a failed build emits (once per index). */
+export const MEMORY_INDEX_FAILED = 'GROUNDWORK_MEMORY_INDEX';
+
 /** The default budget: libraries with more blocks keep FTS5's ranking (about 0.5 KB of memory a block). */
 export const DEFAULT_MEMORY_INDEX_BLOCKS = 300_000;
 
@@ -52,8 +55,13 @@ export class MemoryRanker {
   private entries = new Int32Array(0);
   /** The state the arrays were built from; undefined while none is usable. */
   private builtAt: string | undefined;
+  /** Builds finished (so a generation is never reused, even when a state string repeats). */
+  private builds = 0;
+  /** Each term's IDF for the current arrays, as computed by SQLite's ln() (by rows, hits). */
+  private idfs = new Map<string, number>();
   private building: Promise<void> | undefined;
   private closed = false;
+  private warned = false;
   /** Scratch score per rowid, valid where `stamp` holds the current query's number. */
   private scores = new Float64Array(0);
   private stamp = new Uint32Array(0);
@@ -79,12 +87,17 @@ export class MemoryRanker {
    * True when the arrays hold exactly the library's current state; else starts a rebuild (unless
    * one runs) and returns false, and the caller ranks with FTS5. Call inside the read's snapshot.
    */
+  /** Names the state the arrays hold (changes with every build); undefined while none is usable. */
+  get generation(): string | undefined {
+    return this.builtAt === undefined ? undefined : `${this.builds}:${this.builtAt}`;
+  }
+
   ready(): boolean {
     if (this.builtAt !== undefined && this.builtAt === this.state()) return true;
     this.builtAt = undefined;
     if (!this.building && !this.closed) {
-      // A failed build leaves FTS5 ranking (the same results); the next change tries again.
-      this.building = this.build().catch(() => undefined).finally(() => {
+      // A failed build leaves FTS5 ranking (the same results), said once; the next change tries again.
+      this.building = this.build().catch((error: unknown) => this.failed(error)).finally(() => {
         this.building = undefined;
       });
     }
@@ -102,6 +115,14 @@ export class MemoryRanker {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** A build failed: a process warning the first time (searches go on with FTS5's ranking). */
+  private failed(error: unknown): void {
+    if (this.warned || this.closed) return;
+    this.warned = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    process.emitWarning(`building the in-memory search index failed (${reason}); searches rank with FTS5 (the same results, slower)`, { code: MEMORY_INDEX_FAILED });
   }
 
   /**
@@ -159,6 +180,8 @@ export class MemoryRanker {
       this.scores = new Float64Array(maxRowid + 1);
       this.query = 0;
     }
+    this.idfs = new Map();
+    this.builds++;
     this.builtAt = at;
   }
 
@@ -182,10 +205,7 @@ export class MemoryRanker {
       if (t === undefined) continue;
       const from = this.starts[t]!;
       const to = this.starts[t + 1]!;
-      const hits = to - from;
-      // ln() of a non-positive number is NULL: FTS5's floor applies to it as to any idf <= 0.
-      const log = this.ln.get((stats.rows - hits + 0.5) / (hits + 0.5)) as number | null;
-      const idf = log === null || log <= 0 ? 1e-6 : log;
+      const idf = this.idf(term, stats.rows, to - from);
       for (let i = from; i < to; i++) {
         const entry = entries[i]!;
         const rowid = rowids[i]!;
@@ -203,7 +223,24 @@ export class MemoryRanker {
     }
     return best(rows, scores, n);
   }
+
+  /** A term's IDF as FTS5 computes it, once per term and row count for these arrays. */
+  private idf(term: string, rows: number, hits: number): number {
+    const key = `${rows}:${term}`;
+    let idf = this.idfs.get(key);
+    if (idf === undefined) {
+      // ln() of a non-positive number is NULL: FTS5's floor applies to it as to any idf <= 0.
+      const log = this.ln.get((rows - hits + 0.5) / (hits + 0.5)) as number | null;
+      idf = log === null || log <= 0 ? 1e-6 : log;
+      if (this.idfs.size >= MAX_CACHED_IDFS) this.idfs.clear();
+      this.idfs.set(key, idf);
+    }
+    return idf;
+  }
 }
+
+/** IDFs kept per build (a term's few bytes each; cleared when full). */
+const MAX_CACHED_IDFS = 100_000;
 
 /** The best n of `rows` in FTS5's order: rank (-score) ascending, then rowid ascending. */
 function best(rows: number[], scores: Float64Array, n: number): RankedRowid[] {

@@ -11,6 +11,12 @@ type Row = Record<string, any>;
 const FILTER_CANDIDATES_PER_HIT = 20;
 const MIN_FILTER_CANDIDATES = 200;
 
+/** A row column some block rows carry: the first path of the block's document (null for none). */
+export const FIRST_PATH = 'gw_first_path';
+
+/** Document frequencies kept per state of the in-memory postings (cleared when full). */
+const MAX_CACHED_DF = 100_000;
+
 /** A filter as SQL conditions on `b` (blocks) and `d` (documents), with their parameters. */
 export interface Conditions {
   sql: string[];
@@ -33,6 +39,12 @@ export class SqliteSearch {
   private readonly statements = new Map<string, Database.Statement>();
   /** BM25 from postings held in memory (a long-lived reader that opted in); FTS5 ranks without it or while it is not current. */
   private readonly memory: MemoryRanker | undefined;
+  /**
+   * The statistics a search ranks with, read once per state of the postings: while they are current
+   * no connection has committed since they were built, so the length columns, the block count and
+   * every term's document frequency are still the ones read then.
+   */
+  private frozen: { generation: string; weights: number[]; rows: number; tokens: number; termStats: TermStats } | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -47,7 +59,8 @@ export class SqliteSearch {
       `WITH top AS (${TOP_ROWIDS_SQL})
        SELECT b.doc_id AS docId, b.ordinal AS ordinal, -top.rank AS score FROM top JOIN blocks b ON b.rowid = top.rowid ORDER BY top.rank`,
     );
-    this.blockAt = db.prepare('SELECT * FROM blocks WHERE rowid = ?');
+    // The block and its document's first path in one step (`FIRST_PATH`: the store reads it otherwise).
+    this.blockAt = db.prepare(`SELECT *, (SELECT min(path) FROM paths WHERE doc_id = blocks.doc_id) AS ${FIRST_PATH} FROM blocks WHERE rowid = ?`);
     this.blocksAt = db.prepare('SELECT c.key AS position, b.doc_id AS docId, b.ordinal AS ordinal FROM json_each(@rowids) c JOIN blocks b ON b.rowid = c.value ORDER BY c.key');
     this.allPaths = db.prepare('SELECT path, doc_id FROM paths');
     this.memory = options.memoryIndex && this.termStats ? new MemoryRanker(db, options.memoryIndex.maxBlocks) : undefined;
@@ -77,11 +90,42 @@ export class SqliteSearch {
   }
 
   private blockRowsIn(query: string, k: number, filter: SearchFilter): Row[] {
-    const terms = queryTerms(query, this.termStats);
+    const frozen = this.current();
+    const terms = queryTerms(query, frozen?.termStats ?? this.termStats);
     if (terms.length === 0) return [];
     const conditions = this.conditions(filter);
     if (!conditions) return [];
-    return this.rankedRows(terms, k, conditions);
+    return this.rankedRows(terms, k, conditions, frozen);
+  }
+
+  /** The postings' statistics when the postings hold the current state (call inside the snapshot), else undefined: rank with FTS5. */
+  private current(): SqliteSearch['frozen'] {
+    const generation = this.memory?.ready() ? this.memory.generation : undefined;
+    if (generation === undefined) return undefined;
+    if (this.frozen?.generation !== generation) {
+      const lengths = this.lengthStats();
+      const stats = this.termStats!;
+      const df = new Map<string, number>();
+      this.frozen = {
+        generation,
+        // The weights as FTS5 receives them: printed to 12 significant digits by rankFunction.
+        weights: columnWeights(lengths).map((w) => Number(w.toPrecision(12))),
+        rows: stats.blocks,
+        tokens: lengths.tokens,
+        termStats: {
+          blocks: stats.blocks,
+          df: (term) => {
+            let n = df.get(term);
+            if (n === undefined) {
+              if (df.size >= MAX_CACHED_DF) df.clear();
+              df.set(term, (n = stats.df(term)));
+            }
+            return n;
+          },
+        },
+      };
+    }
+    return this.frozen;
   }
 
   /** The order `blockRows(query, k)` returns, as (docId, ordinal, score) only. */
@@ -90,10 +134,11 @@ export class SqliteSearch {
   }
 
   private rankIn(query: string, k: number): RankedBlock[] {
-    const terms = queryTerms(query, this.termStats);
+    const frozen = this.current();
+    const terms = queryTerms(query, frozen?.termStats ?? this.termStats);
     if (terms.length === 0) return [];
-    if (!this.memory?.ready()) return this.topBlocks.all({ match: matchOf(terms), rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
-    const top = this.top(terms, k);
+    if (!frozen) return this.topBlocks.all({ match: matchOf(terms), rank: rankFunction(columnWeights(this.lengthStats())), n: k }) as RankedBlock[];
+    const top = this.top(terms, k, frozen);
     if (top.length === 0) return [];
     const rows = this.blocksAt.all({ rowids: JSON.stringify(top.map((t) => t.rowid)) }) as { position: number; docId: string; ordinal: number }[];
     return rows.map((row) => ({ docId: row.docId, ordinal: row.ordinal, score: -top[row.position]!.rank }));
@@ -103,12 +148,10 @@ export class SqliteSearch {
    * The best `n` rowids for `terms` by BM25, with their FTS5 rank: from the in-memory postings when
    * they hold the current state (the same numbers FTS5's bm25() gives, see sqlite-postings.ts), else from FTS5.
    */
-  private top(terms: readonly string[], n: number): RankedRowid[] {
-    const lengths = this.lengthStats();
-    // The weights as FTS5 receives them: printed to 12 significant digits by rankFunction.
-    const weights = columnWeights(lengths).map((w) => Number(w.toPrecision(12)));
-    if (!this.memory?.ready()) return this.topRowids.all({ match: matchOf(terms), rank: rankFunction(weights), n }) as RankedRowid[];
-    return this.memory.top(terms, n, weights, { rows: this.termStats!.blocks, tokens: lengths.tokens });
+  private top(terms: readonly string[], n: number, frozen: SqliteSearch['frozen']): RankedRowid[] {
+    if (frozen) return this.memory!.top(terms, n, frozen.weights, { rows: frozen.rows, tokens: frozen.tokens });
+    const weights = columnWeights(this.lengthStats()).map((w) => Number(w.toPrecision(12)));
+    return this.topRowids.all({ match: matchOf(terms), rank: rankFunction(weights), n }) as RankedRowid[];
   }
 
   /** SQL conditions for a filter; undefined when nothing can pass (no path matches the glob). */
@@ -140,10 +183,10 @@ export class SqliteSearch {
    * all) before sorting costs several times more. With filters, the top candidates are filtered;
    * when too few survive and more candidates exist, the full join is the exact answer.
    */
-  private rankedRows(terms: readonly string[], k: number, conditions: Conditions): Row[] {
+  private rankedRows(terms: readonly string[], k: number, conditions: Conditions, frozen: SqliteSearch['frozen']): Row[] {
     const filtered = conditions.sql.length > 0;
     const candidates = filtered ? Math.max(k * FILTER_CANDIDATES_PER_HIT, MIN_FILTER_CANDIDATES) : k;
-    const top = this.top(terms, candidates);
+    const top = this.top(terms, candidates, frozen);
     if (top.length === 0) return [];
     if (!filtered) {
       // k lookups by rowid: cheaper than a join over json_each at this size (the ranking and the

@@ -15,7 +15,7 @@ import { FtsIndexWriter, rebuildIndex } from './sqlite-fts.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, READ_BUSY_TIMEOUT_MS, WAL_SIZE_LIMIT_BYTES, WriteLock } from './sqlite-lock.js';
 import { SqliteJobs } from './sqlite-jobs.js';
 import { MIGRATIONS, SCHEMA_VERSION, type IndexProgress } from './sqlite-schema.js';
-import { SqliteSearch } from './sqlite-search.js';
+import { FIRST_PATH, SqliteSearch } from './sqlite-search.js';
 import { loadVectorExtension, SqliteVectors } from './sqlite-vectors.js';
 
 type Row = Record<string, any>;
@@ -535,7 +535,8 @@ export class SqliteStore implements LibraryStore {
     return this.read(() =>
       this.search.blockRows(query, k, filter).map((row) => {
         const block = toBlock(row);
-        return { block, path: (this.stmts.firstPath.get(block.docId) as string | null) ?? null, score: -row.rank };
+        const path = FIRST_PATH in row ? row[FIRST_PATH] : this.stmts.firstPath.get(block.docId);
+        return { block, path: (path as string | null) ?? null, score: -row.rank };
       }),
     );
   }

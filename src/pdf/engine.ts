@@ -56,6 +56,18 @@ export function loadEngine(module?: WasmModule): Promise<Engine> {
   return enginePromise;
 }
 
+/**
+ * A PDFium instance of its own (not this thread's engine), from the module this thread compiled:
+ * for work whose memory must not stay. A wasm heap only grows, so a 300 dpi render's bitmap (62 MB
+ * for a 19 x 9 inch page) would stay in the thread's engine for the rest of the document and the
+ * worker's life; an instance nobody references is freed whole by the next garbage collection.
+ * Instantiating the compiled module takes ~5-12 ms.
+ */
+export async function loadScratchEngine(): Promise<Engine> {
+  await loadEngine();
+  return createEngine(compiled);
+}
+
 /** The compiled PDFium module of this thread, once `loadEngine` has run (handed to page workers). */
 export function compiledPdfium(): WasmModule | undefined {
   return compiled;

@@ -1,14 +1,14 @@
 import type { DocumentDraft } from '../document/types.js';
 import { GroundworkError, isGroundworkError } from '../errors.js';
 import type { ParseOptions } from '../parsers/types.js';
-import { loadEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
+import { loadEngine, loadScratchEngine, openDocument, type Engine, type OpenedDocument } from './engine.js';
 import { damageWarnings, inspectPdf, openFailureReason, type PdfStructure } from './integrity.js';
 import type { PageItem, PageLayout } from '../layout/page.js';
 import { readMetadata, type PdfMetadata } from './metadata.js';
 import { analysePages, pageWorkerCount } from './page-pool.js';
 import { PageReader } from './page-range.js';
 import type { PageRecognizer } from './ocr.js';
-import { renderPageGray } from './render.js';
+import { renderPageGray, type GrayPage } from './render.js';
 import { buildStructure } from '../layout/structure.js';
 
 /** Pages with fewer characters than this and no usable text are treated as having no text layer. */
@@ -43,7 +43,7 @@ export async function parsePdf(bytes: Uint8Array, options: ParseOptions & { name
     if ((doc.encrypted || integrity.encrypted) && totalChars === 0 && !options.password) {
       warnings.push('the PDF is encrypted and yielded no text: if it needs a password, supply it (--password)');
     }
-    await ocrPages(engine, reader.document, pages, options, recognize, warnings);
+    await ocrPages(bytes, pages, options, recognize, warnings);
   } finally {
     reader.close();
   }
@@ -82,9 +82,11 @@ function missingText(page: PageLayout): string | undefined {
 
 /**
  * Renders and OCRs the pages that need it ('auto': no usable text layer; 'on': every page), one at
- * a time so memory holds one rendered page; the OCR text replaces the page's text layer.
+ * a time so memory holds one rendered page; the OCR text replaces the page's text layer. Each page
+ * is rendered by `renderApart`, so the render's memory is gone before the recognizer (a Tesseract
+ * process beside this one) runs.
  */
-async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[], options: ParseOptions, ocr: PageRecognizer | null, warnings: string[]): Promise<void> {
+async function ocrPages(bytes: Uint8Array, pages: PageLayout[], options: ParseOptions, ocr: PageRecognizer | null, warnings: string[]): Promise<void> {
   const mode = options.ocr ?? 'auto';
   const lang = options.ocrLang ?? DEFAULT_OCR_LANG;
   for (const page of pages) {
@@ -98,7 +100,7 @@ async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[]
       continue;
     }
     try {
-      const image = renderPageGray(engine, doc, page.index, OCR_DPI);
+      const image = await renderApart(bytes, options.password, page.index);
       const result = await ocr(image, { lang, pageIndex: page.index });
       page.items = mergeOcr(page.items, result.items);
       page.chars = page.items.reduce((n, item) => n + (item.type === 'block' ? item.block.lines.reduce((m, l) => m + l.chars, 0) : 0), 0);
@@ -108,6 +110,31 @@ async function ocrPages(engine: Engine, doc: OpenedDocument, pages: PageLayout[]
       if (isGroundworkError(error) && error.code === 'UNSUPPORTED') warnings.push(`page ${page.index + 1} ${why ?? 'was to be OCRed'}; OCR unavailable: ${error.message}`);
       else warnings.push(`page ${page.index + 1}: OCR failed (${(error as Error).message})`);
     }
+  }
+}
+
+/**
+ * Renders a page for OCR in a PDFium instance of its own, dropped (and collected, where the process
+ * allows it: ingest workers run with `--expose-gc`) once the grey pixels are copied out. The
+ * bitmap, 4 bytes a pixel, would otherwise grow the document's engine's heap for good: a worker's
+ * tree peaked at its own RSS with that heap plus Tesseract's (docs/robustness.md, "The corpus batch
+ * under 512 MB"). The same PDFium renders the same bytes, so the pixels are the same. The file's
+ * bytes are copied into the instance for the render; a text-layer page never pays this.
+ */
+async function renderApart(bytes: Uint8Array, password: string | undefined, index: number): Promise<GrayPage> {
+  const image = await renderInScratch(bytes, password, index);
+  // The instance is unreachable once renderInScratch has returned (its frame held it).
+  (globalThis as { gc?: () => void }).gc?.();
+  return image;
+}
+
+async function renderInScratch(bytes: Uint8Array, password: string | undefined, index: number): Promise<GrayPage> {
+  const engine = await loadScratchEngine();
+  const doc = openDocument(engine, bytes, password);
+  try {
+    return renderPageGray(engine, doc, index, OCR_DPI);
+  } finally {
+    doc.close();
   }
 }
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import type { OcrPage } from '../../src/ocr/types.js';
 import { pdfParser, setPdfOcr } from '../../src/parsers/pdf.js';
+import { loadEngine } from '../../src/pdf/engine.js';
 import { encodeGrayPng, renderPdfPage } from '../../src/pdf/render.js';
-import { minimalPdf, scannedPdf } from './fixtures.js';
+import { minimalPdf, minimalPdfPages, scannedPdf } from './fixtures.js';
 
 function line(text: string, x0: number, y0: number, height: number) {
   const bbox = { x0, y0, x1: x0 + text.length * height * 0.5, y1: y0 + height };
@@ -62,6 +63,24 @@ describe('OCR of pages without a text layer', () => {
     const draft = await pdfParser.parse({ bytes: scannedPdf(), name: 'scan.pdf' }, { ocr: 'off' });
     expect(draft.elements).toEqual([]);
     expect(draft.warnings).toContain('page 1 has no text layer; OCR is off');
+  });
+
+  test("a page is rendered for OCR in a PDFium instance of its own: the same pixels, and the thread's engine does not keep the bitmap", async () => {
+    // Larger than the other tests' pages (their renders may have grown the engine's heap already): 3825 x 4950 px, 76 MB as BGRx.
+    const bytes = minimalPdfPages([{ items: [], image: true, mediaBox: [0, 0, 918, 1188] }]);
+    const engine = await loadEngine();
+    const heapBefore = engine.heap().HEAPU8.length;
+    const pixels: Uint8Array[] = [];
+    setPdfOcr(async (image) => {
+      pixels.push(image.data);
+      return { width: image.width, height: image.height, angle: 0, engine: 'tesseract-cli', lang: 'eng', confidence: 90, sourceWidth: image.width, sourceHeight: image.height, blocks: [] };
+    });
+    await pdfParser.parse({ bytes, name: 'scan.pdf' }, { ocrLang: 'eng' });
+    expect(pixels).toHaveLength(1);
+    // Rendered in the thread's engine, its heap would have grown by the bitmap.
+    expect(engine.heap().HEAPU8.length).toBe(heapBefore);
+    const inEngine = await renderPdfPage(bytes, 0, { dpi: 300 });
+    expect(Buffer.from(pixels[0]!).equals(Buffer.from(inEngine.data))).toBe(true);
   });
 });
 

@@ -376,6 +376,22 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** Latency (ms) of each call and the calls per second, `clients` in a closed loop (each sends its next call when its last is answered), until `work` is done. */
+export async function closedLoop(work: readonly string[], clients: number, call: (query: string) => Promise<unknown>): Promise<{ times: number[]; perSecond: number }> {
+  let next = 0;
+  const times: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < work.length) {
+      const query = work[next++]!;
+      const t = performance.now();
+      await call(query);
+      times.push(performance.now() - t);
+    }
+  }));
+  return { times, perSecond: times.length / ((performance.now() - t0) / 1000) };
+}
+
 export function latencyStats(ms: number[]): { p50: number; p99: number; max: number; mean: number } {
   const sorted = [...ms].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1]!, mean: ms.reduce((s, x) => s + x, 0) / ms.length };

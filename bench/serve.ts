@@ -22,7 +22,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Library } from '../src/library/library.js';
-import { benchQueries, ensureSearchLibrary, latencyStats } from './library.js';
+import { benchQueries, closedLoop, ensureSearchLibrary, latencyStats } from './library.js';
 import { printTable } from './inputs.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,22 +84,6 @@ async function idle(pid: number): Promise<number | undefined> {
   return (performance.now() - t0) / 1000;
 }
 
-/** Latency (ms) of each call and the calls per second, `clients` at a time, until `work` is done. */
-async function load(work: readonly string[], clients: number, call: (query: string) => Promise<unknown>): Promise<{ times: number[]; perSecond: number }> {
-  let next = 0;
-  const times: number[] = [];
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < work.length) {
-      const query = work[next++]!;
-      const t = performance.now();
-      await call(query);
-      times.push(performance.now() - t);
-    }
-  }));
-  return { times, perSecond: times.length / ((performance.now() - t0) / 1000) };
-}
-
 /**
  * `library.search` in this process and POST /v1/search against the server in its child, the same
  * questions, one client and then CLIENTS at a time (a synchronous store answers one search at a
@@ -123,10 +107,10 @@ async function searchBench(): Promise<void> {
   const warmed: string[] = [];
   try {
     const inProcess = (query: string) => direct.search(query, { k: 10 });
-    await load(queries, 1, inProcess);
+    await closedLoop(queries, 1, inProcess);
     const measured = new Map<number, ReturnType<typeof latencyStats>>();
     for (const clients of [1, CLIENTS]) {
-      const ours = await load(work, clients, inProcess);
+      const ours = await closedLoop(work, clients, inProcess);
       const a = latencyStats(ours.times);
       measured.set(clients, a);
       rows.push(['library.search (in process)', clients, ours.times.length, a.p50, a.p99, a.max, ours.perSecond.toFixed(0), '1.00 / 1.00', '']);
@@ -160,7 +144,7 @@ async function searchBench(): Promise<void> {
         const waited = await idle(child.pid!);
         let warmups = 0;
         for (let before = 0; warmups < 8; ) {
-          const round = await load(queries, CLIENTS, viaHttp);
+          const round = await closedLoop(queries, CLIENTS, viaHttp);
           warmups++;
           if (warmups > 1 && round.perSecond <= before * 1.1) break;
           before = round.perSecond;
@@ -173,7 +157,7 @@ async function searchBench(): Promise<void> {
         if (server === servers[0]) runs.push({ label: `${server.label}, node:http client`, clients: CLIENTS, call: viaNodeHttp });
         for (const run of runs) {
           const cpu = process.cpuUsage();
-          const http = await load(work, run.clients, run.call);
+          const http = await closedLoop(work, run.clients, run.call);
           const used = process.cpuUsage(cpu);
           const a = measured.get(run.clients)!;
           const b = latencyStats(http.times);

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchQueries, ensureSearchLibrary, latencyStats } from '../library.js';
+import { benchQueries, closedLoop, ensureSearchLibrary, latencyStats } from '../library.js';
 
 const ROOT = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..'));
 const PROFILES = process.argv[3];
@@ -55,20 +55,7 @@ async function main(): Promise<void> {
     if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
     await response.arrayBuffer();
   };
-  const load = async (work: readonly string[], clients: number) => {
-    let next = 0;
-    const times: number[] = [];
-    const t0 = performance.now();
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next < work.length) {
-        const query = work[next++]!;
-        const t = performance.now();
-        await call(query);
-        times.push(performance.now() - t);
-      }
-    }));
-    return { times, perSecond: times.length / ((performance.now() - t0) / 1000) };
-  };
+  const load = (work: readonly string[], clients: number) => closedLoop(work, clients, call);
   try {
     // Until the server, sent nothing, is idle: its workers have built their postings.
     const t0 = performance.now();

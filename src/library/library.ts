@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { withoutChunkLimits, type ChunkOptions } from '../chunk.js';
@@ -9,6 +9,7 @@ import { DEFAULT_STRATEGY, getChunker } from '../chunkers/registry.js';
 import type { Document } from '../document/types.js';
 import { GroundworkError, isGroundworkError, type LimitInfo } from '../errors.js';
 import { resolveChunkLimits, resolveFileLimits, type FileLimits } from '../limits.js';
+import { isPdf, matchMagic } from '../detect/magic.js';
 import { parse } from '../parse.js';
 import { parserVersion } from '../parsers/registry.js';
 import type { ParseOptions } from '../parsers/types.js';
@@ -180,6 +181,35 @@ const SETTING_KEYS = ['strategy', 'tokenizer', 'quantization'] as const;
 export const STREAM_CHARS = PART_CHARS;
 /** Blocks per read when a streamed document's blocks are read back to be embedded. */
 const EMBED_PAGE = 256;
+
+/**
+ * OCR runs a tesseract process beside its worker (135 MB for an image of the shared corpus, 152 MB
+ * for its 5738 x 2700 scanned PDF page, eng+chi_sim): a worker over this many MB is retired before
+ * a file that may be OCR'd, so that what it kept from earlier files (the Chinese dictionary, PDFium's
+ * heap, the allocator's pages) is not at that peak too. An image is always OCR'd; a PDF only for its
+ * pages without text, which is not known before it is parsed, and every PDF grows its worker by
+ * PDFium's heap, hence a higher mark. A fresh worker is about 80 MB (docs/robustness.md, "The corpus
+ * batch under 512 MB").
+ */
+export const OCR_FRESH_WORKER_MB: Readonly<Record<string, number>> = { image: 160, pdf: 200 };
+
+/** 'image' or 'pdf' when the file's first bytes are that format's signature; undefined otherwise or when unreadable (the worker reports that). */
+async function headFormat(path: string): Promise<'image' | 'pdf' | undefined> {
+  try {
+    const handle = await open(path, 'r');
+    try {
+      const head = new Uint8Array(1024); // isPdf looks for %PDF- within the first 1 KB
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      const bytes = head.subarray(0, bytesRead);
+      if (isPdf(bytes)) return 'pdf';
+      return matchMagic(bytes)?.format === 'image' ? 'image' : undefined;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
 export type LibrarySettingKey = (typeof SETTING_KEYS)[number];
 
 export interface SearchOptions {
@@ -356,7 +386,8 @@ export class Library {
    * killed on a limit or crashed, or a stop.
    */
   private async runInPool(pool: ProcessPool<IngestTask, WireIngestResult>, task: IngestTask, receiver = new ResultReceiver()): Promise<IngestResult> {
-    const outcome = await pool.run(task, { onPart: (part) => receiver.take(part) });
+    const freshOverMb = !task.cached && task.parseOptions.ocr !== 'off' ? OCR_FRESH_WORKER_MB[(await headFormat(task.path)) ?? ''] : undefined;
+    const outcome = await pool.run(task, { onPart: (part) => receiver.take(part), ...(freshOverMb !== undefined && { freshOverMb }) });
     if (outcome.ok) return receiver.result(outcome.result);
     if (outcome.cancelled) throw new IngestStopped();
     const { code, message, limit } = outcome.failure;

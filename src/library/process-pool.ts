@@ -89,6 +89,13 @@ export interface RunOptions {
    * returned settles. What it throws fails the task's piece in the worker.
    */
   onPart?: (part: unknown) => Promise<void> | void;
+  /**
+   * The task starts in a worker whose resident set is at most this many MB: an idle worker over it
+   * is retired first and a fresh one takes the task. For a task known to need memory beside the
+   * worker's own (an image's OCR runs a tesseract process next to it): what a worker kept from
+   * earlier files is dropped before that task only, not after every task.
+   */
+  freshOverMb?: number;
 }
 
 interface Slot {
@@ -137,7 +144,14 @@ export class ProcessPool<T, R> {
   run(task: T, options: RunOptions = {}): Promise<PoolOutcome<R>> {
     if (this.closed) return Promise.resolve({ ok: false, cancelled: true, failure: { code: 'IO', message: 'stopped: the worker pool is closed' } });
     return new Promise((resolve) => {
-      const start = (slot: Slot) => void this.start(slot, task, resolve as (o: PoolOutcome<unknown>) => void, options.onPart);
+      const start = (slot: Slot) => {
+        const over = options.freshOverMb;
+        if (over !== undefined && slot.started && slot.child.pid !== undefined && residentMb(slot.child.pid) > over) {
+          this.retire(slot);
+          slot = this.spawn();
+        }
+        void this.start(slot, task, resolve as (o: PoolOutcome<unknown>) => void, options.onPart);
+      };
       const slot = this.idle.pop() ?? (this.live.size < this.options.size ? this.spawn() : undefined);
       if (slot) start(slot);
       else this.waiting.push({ start, settle: resolve as (o: PoolOutcome<unknown>) => void });
@@ -322,14 +336,7 @@ export class ProcessPool<T, R> {
   private release(slot: Slot): void {
     if (!this.live.has(slot)) return;
     if (slot.child.pid !== undefined && residentMb(slot.child.pid) > this.recycleOverMb) {
-      // Retired: out of the pool now, it exits once its channel closes (task-host.ts).
-      this.live.delete(slot);
-      this.retiring.add(slot.child);
-      slot.child.once('exit', () => this.retiring.delete(slot.child));
-      if (slot.child.connected) slot.child.disconnect();
-      else killTree(slot.child);
-      this.idleRefs(slot, true);
-      this.retired++;
+      this.retire(slot);
       const waiter = this.waiting.shift();
       if (waiter && !this.closed) waiter.start(this.spawn());
       return;
@@ -338,6 +345,17 @@ export class ProcessPool<T, R> {
     if (next) return next.start(slot);
     this.idle.push(slot);
     this.idleRefs(slot, true);
+  }
+
+  /** Takes an idle worker out of the pool: it exits once its channel closes (task-host.ts). */
+  private retire(slot: Slot): void {
+    this.live.delete(slot);
+    this.retiring.add(slot.child);
+    slot.child.once('exit', () => this.retiring.delete(slot.child));
+    if (slot.child.connected) slot.child.disconnect();
+    else killTree(slot.child);
+    this.idleRefs(slot, true);
+    this.retired++;
   }
 
   /** Idle workers must not keep the parent alive; busy ones must. */

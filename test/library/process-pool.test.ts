@@ -99,4 +99,40 @@ describe('ProcessPool: per-task limits held by killing the worker', () => {
       await pool.close();
     }
   });
+
+  test('freshOverMb: a task that asks for it starts in a fresh worker when the idle one is over the mark; other tasks keep the worker', async () => {
+    // recycleOverMb far above what the worker keeps: only freshOverMb retires it.
+    const pool = new ProcessPool<PoolTestTask, { value: number; pid: number }>(ENTRY, { size: 1, limits: { fileTimeoutMs: 60_000, fileMemoryMb: 600 }, recycleOverMb: 500 });
+    try {
+      const big = await pool.run({ kind: 'keep', mb: 150 });
+      const plain = await pool.run({ kind: 'echo', value: 1 });
+      expect(big.ok && plain.ok && big.result.pid === plain.result.pid).toBe(true);
+      // Under the mark: the same worker.
+      const under = await pool.run({ kind: 'echo', value: 2 }, { freshOverMb: 450 });
+      expect(under.ok && plain.ok && under.result.pid === plain.result.pid).toBe(true);
+      expect(pool.retired).toBe(0);
+      const fresh = await pool.run({ kind: 'echo', value: 3 }, { freshOverMb: 100 });
+      expect(fresh).toMatchObject({ ok: true, result: { value: 3 } });
+      expect(fresh.ok && plain.ok && fresh.result.pid !== plain.result.pid).toBe(true);
+      expect(pool.retired).toBe(1);
+      // The fresh worker is under the mark: it is kept for the next such task.
+      const again = await pool.run({ kind: 'echo', value: 4 }, { freshOverMb: 100 });
+      expect(again.ok && fresh.ok && again.result.pid === fresh.result.pid).toBe(true);
+      expect(pool.retired).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('freshOverMb: a task waiting for a busy worker that is over the mark when it is free gets a fresh one', async () => {
+    const pool = new ProcessPool<PoolTestTask, { value: number; pid: number }>(ENTRY, { size: 1, limits: { fileTimeoutMs: 60_000, fileMemoryMb: 600 }, recycleOverMb: 500 });
+    try {
+      const [big, fresh] = await Promise.all([pool.run({ kind: 'keep', mb: 150 }), pool.run({ kind: 'echo', value: 1 }, { freshOverMb: 100 })]);
+      expect(fresh).toMatchObject({ ok: true, result: { value: 1 } });
+      expect(big.ok && fresh.ok && big.result.pid !== fresh.result.pid).toBe(true);
+      expect(pool.retired).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isGroundworkError, type GroundworkError } from '../src/errors.js';
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The shared corpus and eval sets sit beside the project (CI has them); tests that need them skip without. */
@@ -26,4 +27,12 @@ export function storedZip(entries: Record<string, string | Uint8Array>, { trunca
   // The end record's last fields: the central directory's size and offset.
   const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
   return zip.subarray(0, view.getUint32(zip.length - 6, true));
+}
+
+/** The GroundworkError a promise rejects with; the test fails if it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<GroundworkError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  // No vitest here: bench/ and scripts/ import this module too.
+  if (!isGroundworkError(error)) throw new Error(`expected a GroundworkError, got ${error === undefined ? 'no rejection' : String(error)}`);
+  return error;
 }

@@ -2,23 +2,16 @@ import { describe, expect, test } from 'vitest';
 import { chunk, chunkText } from '../src/chunk.js';
 import { getChunker, registerChunker } from '../src/chunkers/registry.js';
 import type { ChunkerDefinition } from '../src/chunkers/types.js';
-import { GroundworkError } from '../src/errors.js';
 import { DEFAULT_CHUNK_LIMITS, DEFAULT_PARSE_LIMITS } from '../src/limits.js';
 import { parse } from '../src/parse.js';
 import { boundNesting } from '../src/parsers/html-dom.js';
 import { getParser, registerParser } from '../src/parsers/registry.js';
 import type { ParseOptions, ParserDefinition } from '../src/parsers/types.js';
-import { corpus, hasShared } from './helpers.js';
+import { corpus, failure, hasShared } from './helpers.js';
 import {
   deepDocxTables, deepEpub, deepHtml, deepJsonArray, deepJsonLines, deepJsonObject, deepMarkdownList, deepMarkdownQuotes,
   deepMultipartEml, deepOdtSections, deepRtf, wideCsv,
 } from './pathological.js';
-
-async function failure(promise: Promise<unknown>): Promise<GroundworkError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(GroundworkError);
-  return error as GroundworkError;
-}
 
 const NESTING = { name: 'maxNesting', value: 256, flag: '--max-nesting' };
 

@@ -2,18 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { GroundworkError } from '../src/errors.js';
 import { parse } from '../src/parse.js';
-import { corpus, hasShared } from './helpers.js';
-
-async function failure(promise: Promise<unknown>): Promise<GroundworkError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(GroundworkError);
-  return error as GroundworkError;
-}
+import { corpus, failure, hasShared } from './helpers.js';
 
 describe('parse() errors name the file and the cause', () => {
   test('EMPTY, TOO_LARGE, IO', async () => {

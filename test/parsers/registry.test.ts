@@ -1,19 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import type { DocumentDraft, Format } from '../../src/document/types.js';
-import { GroundworkError } from '../../src/errors.js';
 import { parse } from '../../src/parse.js';
 import { PARSER_CATALOG } from '../../src/parsers/catalog.js';
 import { getParser, isParserLoaded, parserVersion, registerParser, supportedFormats } from '../../src/parsers/registry.js';
 import type { LazyParser, ParserDefinition } from '../../src/parsers/types.js';
-
-async function failure(promise: Promise<unknown>): Promise<GroundworkError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(GroundworkError);
-  return error as GroundworkError;
-}
+import { failure } from '../helpers.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const builtIn = (name: string): LazyParser => PARSER_CATALOG.find((entry) => entry.name === name)!;
